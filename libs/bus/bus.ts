@@ -1,0 +1,115 @@
+// The bus interface shared by the NATS and in-process implementations, and the reply envelope both use.
+import { AppError, toAppError, type ErrorCode, type ErrorDetails } from "@trove/errors";
+import type { Logger } from "@trove/log";
+
+export type Headers = Record<string, string>;
+
+export interface RequestOptions {
+  timeoutMs?: number;
+  headers?: Headers;
+}
+
+export interface RequestMeta {
+  subject: string;
+  headers: Headers;
+}
+
+export type RequestHandler = (payload: unknown, meta: RequestMeta) => unknown | Promise<unknown>;
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface PublishResult {
+  /** True when an event with the same id was already published (dedupe window). */
+  duplicate: boolean;
+}
+
+export interface EventDelivery<T = unknown> {
+  id: string;
+  subject: string;
+  data: T;
+  /** 1 on first delivery, counting up on each redelivery. */
+  attempt: number;
+}
+
+export interface ConsumeOptions {
+  /** Durable consumer name; it keeps its position across restarts. */
+  durable: string;
+  /** Event subject filter (NATS wildcards `*` and `>` allowed). */
+  filter: string;
+  /** How long a delivery may take before it is redelivered. */
+  ackWaitMs?: number;
+  /** Attempts before a failing event is given up on. */
+  maxDeliver?: number;
+  /** Delay before redelivering a failed event, by attempt (last value repeats). */
+  retryDelaysMs?: number[];
+}
+
+/** Resolves to acknowledge; throws to have the event redelivered after a delay. */
+export type EventHandler = (event: EventDelivery) => Promise<void>;
+
+export interface Bus {
+  readonly kind: "memory" | "nats";
+  /** Request-reply with a deadline; error replies are thrown as AppError with their stable code. */
+  request(subject: string, payload: unknown, opts?: RequestOptions): Promise<unknown>;
+  /** Answers requests on `subject`; one of the serving instances takes each request. */
+  serve(subject: string, handler: RequestHandler): Subscription;
+  /** Publishes an event at least once; the event id dedupes repeats. */
+  publish(subject: string, data: unknown, opts: { id: string }): Promise<PublishResult>;
+  /** Delivers events to a durable consumer with explicit acknowledgement and redelivery. */
+  consume(opts: ConsumeOptions, handler: EventHandler): Promise<Subscription>;
+  /** True when the bus can carry messages right now. */
+  healthy(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export const defaultRequestTimeoutMs = 30_000;
+export const defaultRetryDelaysMs = [1_000, 5_000, 30_000, 120_000];
+
+export type ReplyEnvelope =
+  | { ok: true; data: unknown }
+  | { ok: false; error: { code: ErrorCode; message: string; details?: ErrorDetails } };
+
+/** Runs a handler and turns its outcome, thrown or async, into a reply envelope. */
+export async function runHandler(
+  handler: RequestHandler,
+  payload: unknown,
+  meta: RequestMeta,
+  log: Logger,
+): Promise<ReplyEnvelope> {
+  try {
+    return { ok: true, data: await handler(payload, meta) };
+  } catch (err) {
+    const appErr = toAppError(err);
+    if (appErr.code === "internal_error") {
+      log.error({ err, subject: meta.subject, reqId: meta.headers["trove-request-id"] }, "handler failed");
+    }
+    return { ok: false, error: { code: appErr.code, message: appErr.message, details: appErr.details } };
+  }
+}
+
+/** Unwraps a reply envelope: data, or the AppError it carried. */
+export function unwrapReply(reply: ReplyEnvelope): unknown {
+  if (reply.ok) return reply.data;
+  throw new AppError(reply.error.code, reply.error.message, reply.error.details);
+}
+
+/** NATS subject matching: `*` is one token, `>` the rest. */
+export function subjectMatches(filter: string, subject: string): boolean {
+  const f = filter.split(".");
+  const s = subject.split(".");
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === ">") return s.length > i;
+    if (i >= s.length) return false;
+    if (f[i] !== "*" && f[i] !== s[i]) return false;
+  }
+  return f.length === s.length;
+}
+
+export function retryDelay(delays: number[], attempt: number): number {
+  return delays[Math.min(attempt - 1, delays.length - 1)] ?? 1_000;
+}
+
+/** JSON in and out, in both implementations, so both see the same values. */
+export const encodeJson = (value: unknown): string => JSON.stringify(value ?? null);

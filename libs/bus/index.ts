@@ -1,0 +1,13 @@
+export * from "./bus.ts";
+export { MemoryBus } from "./memory.ts";
+export { NatsBus } from "./nats.ts";
+import type { Logger } from "@trove/log";
+import type { Bus } from "./bus.ts";
+import { MemoryBus } from "./memory.ts";
+import { NatsBus } from "./nats.ts";
+
+/** NATS when a URL is given, else the in-process bus. */
+export async function openBus(opts: { natsUrl?: string; prefix: string; log: Logger; name?: string }): Promise<Bus> {
+  if (!opts.natsUrl) return new MemoryBus(opts.log);
+  return NatsBus.connect({ url: opts.natsUrl, prefix: opts.prefix, log: opts.log, name: opts.name });
+}

@@ -1,0 +1,193 @@
+// In-process bus: the same semantics as the NATS one (JSON round-trip, deadlines, dedupe, durable consumers)
+// for the embedded deployment, where every service runs in one process.
+import { AppError } from "@trove/errors";
+import type { Logger } from "@trove/log";
+import {
+  type Bus,
+  type ConsumeOptions,
+  type EventHandler,
+  type RequestHandler,
+  type RequestOptions,
+  type Subscription,
+  defaultRequestTimeoutMs,
+  defaultRetryDelaysMs,
+  encodeJson,
+  retryDelay,
+  runHandler,
+  subjectMatches,
+  unwrapReply,
+} from "./bus.ts";
+
+interface StoredEvent {
+  seq: number;
+  id: string;
+  subject: string;
+  json: string;
+  at: number;
+}
+
+interface Consumer {
+  opts: Required<ConsumeOptions>;
+  handler: EventHandler | undefined;
+  /** Next stream sequence to consider. */
+  cursor: number;
+  attempts: Map<number, number>;
+  inFlight: Set<number>;
+  timers: Set<ReturnType<typeof setTimeout>>;
+}
+
+const dedupeWindowMs = 120_000;
+/** Like a stream's max_msgs: the oldest events go once this many are kept. */
+const maxKeptEvents = 100_000;
+
+export class MemoryBus implements Bus {
+  readonly kind = "memory" as const;
+  private handlers = new Map<string, RequestHandler[]>();
+  private rr = new Map<string, number>();
+  private events: StoredEvent[] = [];
+  /** Sequence number of events[0]. */
+  private base = 0;
+  private seenIds = new Map<string, number>();
+  private consumers = new Map<string, Consumer>();
+  private closed = false;
+
+  constructor(private readonly log: Logger) {}
+
+  async request(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<unknown> {
+    if (this.closed) throw new AppError("service_unavailable", "bus closed");
+    const list = this.handlers.get(subject);
+    if (!list || list.length === 0) throw new AppError("service_unavailable", `no service answers ${subject}`);
+    const i = (this.rr.get(subject) ?? 0) % list.length;
+    this.rr.set(subject, i + 1);
+    const handler = list[i]!;
+    const meta = { subject, headers: { ...opts.headers } };
+    const input = JSON.parse(encodeJson(payload));
+    const timeoutMs = opts.timeoutMs ?? defaultRequestTimeoutMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AppError("timeout", `no reply on ${subject} within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      const reply = await Promise.race([runHandler(handler, input, meta, this.log), deadline]);
+      return unwrapReply(JSON.parse(encodeJson(reply)));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  serve(subject: string, handler: RequestHandler): Subscription {
+    const list = this.handlers.get(subject) ?? [];
+    list.push(handler);
+    this.handlers.set(subject, list);
+    return {
+      stop: async () => {
+        const current = this.handlers.get(subject) ?? [];
+        this.handlers.set(subject, current.filter((h) => h !== handler));
+      },
+    };
+  }
+
+  async publish(subject: string, data: unknown, opts: { id: string }) {
+    if (this.closed) throw new AppError("service_unavailable", "bus closed");
+    const now = Date.now();
+    const seen = this.seenIds.get(opts.id);
+    if (seen !== undefined && now - seen < dedupeWindowMs) return { duplicate: true };
+    this.seenIds.set(opts.id, now);
+    if (this.seenIds.size > 10_000) this.pruneSeen(now);
+    this.events.push({ seq: this.base + this.events.length, id: opts.id, subject, json: encodeJson(data), at: now });
+    if (this.events.length > maxKeptEvents) {
+      const drop = maxKeptEvents / 10;
+      this.events.splice(0, drop);
+      this.base += drop;
+    }
+    for (const c of this.consumers.values()) this.pump(c);
+    return { duplicate: false };
+  }
+
+  async consume(opts: ConsumeOptions, handler: EventHandler): Promise<Subscription> {
+    const full: Required<ConsumeOptions> = {
+      ackWaitMs: 30_000,
+      maxDeliver: 5,
+      retryDelaysMs: defaultRetryDelaysMs,
+      ...opts,
+    };
+    // A durable keeps its cursor when it is consumed again after a stop, like a JetStream durable.
+    const existing = this.consumers.get(opts.durable);
+    const consumer: Consumer = existing ?? {
+      opts: full,
+      handler,
+      cursor: 0,
+      attempts: new Map(),
+      inFlight: new Set(),
+      timers: new Set(),
+    };
+    consumer.handler = handler;
+    consumer.opts = full;
+    this.consumers.set(opts.durable, consumer);
+    this.pump(consumer);
+    return {
+      stop: async () => {
+        consumer.handler = undefined;
+        for (const t of consumer.timers) clearTimeout(t);
+        consumer.timers.clear();
+      },
+    };
+  }
+
+  async healthy() {
+    return !this.closed;
+  }
+
+  async close() {
+    this.closed = true;
+    for (const c of this.consumers.values()) {
+      c.handler = undefined;
+      for (const t of c.timers) clearTimeout(t);
+    }
+    this.handlers.clear();
+  }
+
+  private pump(c: Consumer) {
+    c.cursor = Math.max(c.cursor, this.base);
+    while (c.handler && c.cursor < this.base + this.events.length) {
+      const ev = this.events[c.cursor++ - this.base]!;
+      if (subjectMatches(c.opts.filter, ev.subject)) this.deliver(c, ev);
+    }
+  }
+
+  private deliver(c: Consumer, ev: StoredEvent) {
+    const handler = c.handler;
+    if (!handler || this.closed) return;
+    const attempt = (c.attempts.get(ev.seq) ?? 0) + 1;
+    c.attempts.set(ev.seq, attempt);
+    c.inFlight.add(ev.seq);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ackWait = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("ack wait exceeded")), c.opts.ackWaitMs);
+    });
+    Promise.race([handler({ id: ev.id, subject: ev.subject, data: JSON.parse(ev.json), attempt }), ackWait])
+      .then(() => {
+        c.attempts.delete(ev.seq);
+      })
+      .catch((err) => {
+        if (attempt >= c.opts.maxDeliver) {
+          this.log.warn({ err, eventId: ev.id, durable: c.opts.durable, attempt }, "event given up after max deliveries");
+          c.attempts.delete(ev.seq);
+          return;
+        }
+        const t = setTimeout(() => {
+          c.timers.delete(t);
+          this.deliver(c, ev);
+        }, retryDelay(c.opts.retryDelaysMs, attempt));
+        c.timers.add(t);
+      })
+      .finally(() => {
+        clearTimeout(timer);
+        c.inFlight.delete(ev.seq);
+      });
+  }
+
+  private pruneSeen(now: number) {
+    for (const [id, at] of this.seenIds) if (now - at >= dedupeWindowMs) this.seenIds.delete(id);
+  }
+}

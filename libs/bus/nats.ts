@@ -1,0 +1,270 @@
+// NATS bus: core request-reply (queue group per subject) for operations, JetStream for events.
+// Works with nats-server 2.9: one filter subject per consumer, no 2.10+ stream features.
+import { connect } from "@nats-io/transport-node";
+import {
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  errors as natsErrors,
+  headers as natsHeaders,
+  nanos,
+} from "@nats-io/nats-core";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+} from "@nats-io/jetstream";
+import { Objm, type ObjectStore } from "@nats-io/obj";
+import { AppError } from "@trove/errors";
+import type { Logger } from "@trove/log";
+import {
+  type Bus,
+  type ConsumeOptions,
+  type EventHandler,
+  type Headers,
+  type ReplyEnvelope,
+  type RequestHandler,
+  type RequestOptions,
+  type Subscription,
+  defaultRequestTimeoutMs,
+  defaultRetryDelaysMs,
+  encodeJson,
+  retryDelay,
+  runHandler,
+  unwrapReply,
+} from "./bus.ts";
+
+const refHeader = "trove-payload-ref";
+const queueGroup = "trove";
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface NatsBusOptions {
+  url: string;
+  /** Namespace for subjects, the event stream and the payload bucket, so runs never collide. */
+  prefix: string;
+  log: Logger;
+  name?: string;
+}
+
+export class NatsBus implements Bus {
+  readonly kind = "nats" as const;
+  private js: JetStreamClient;
+  private payloads: Promise<ObjectStore> | undefined;
+  private streamReady: Promise<void> | undefined;
+  /** Payloads above this many bytes travel through the object store. */
+  private readonly spillBytes: number;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly opts: NatsBusOptions,
+  ) {
+    this.js = jetstream(nc);
+    this.spillBytes = Math.max(1024, nc.info!.max_payload - 64 * 1024);
+  }
+
+  static async connect(opts: NatsBusOptions): Promise<NatsBus> {
+    const nc = await connect({
+      servers: opts.url,
+      name: opts.name ?? "trove",
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+    });
+    const jsm = await jetstreamManager(nc);
+    return new NatsBus(nc, jsm, opts);
+  }
+
+  private rpcSubject(subject: string) {
+    return `${this.opts.prefix}.rpc.${subject}`;
+  }
+
+  private eventSubject(subject: string) {
+    return `${this.opts.prefix}.events.${subject}`;
+  }
+
+  private get streamName() {
+    return `${this.opts.prefix}_events`;
+  }
+
+  async request(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<unknown> {
+    const timeout = opts.timeoutMs ?? defaultRequestTimeoutMs;
+    const { data, hdrs } = await this.pack(encodeJson(payload), opts.headers ?? {});
+    let reply: Msg;
+    try {
+      reply = await this.nc.request(this.rpcSubject(subject), data, { timeout, headers: hdrs });
+    } catch (err) {
+      if (err instanceof natsErrors.NoRespondersError || (err as Error).message?.includes("503")) {
+        throw new AppError("service_unavailable", `no service answers ${subject}`);
+      }
+      if (err instanceof natsErrors.TimeoutError || (err as Error).name === "TimeoutError") {
+        throw new AppError("timeout", `no reply on ${subject} within ${timeout} ms`);
+      }
+      throw new AppError("service_unavailable", `bus request failed: ${(err as Error).message}`);
+    }
+    return unwrapReply(JSON.parse(await this.unpack(reply)) as ReplyEnvelope);
+  }
+
+  serve(subject: string, handler: RequestHandler): Subscription {
+    const sub = this.nc.subscribe(this.rpcSubject(subject), {
+      queue: queueGroup,
+      callback: (err, msg) => {
+        if (err) return;
+        void this.answer(subject, msg, handler);
+      },
+    });
+    return { stop: async () => sub.drain() };
+  }
+
+  private async answer(subject: string, msg: Msg, handler: RequestHandler) {
+    let envelope: ReplyEnvelope;
+    const headers = readHeaders(msg.headers);
+    try {
+      const payload = JSON.parse(await this.unpack(msg));
+      envelope = await runHandler(handler, payload, { subject, headers }, this.opts.log);
+    } catch (err) {
+      this.opts.log.error({ err, subject }, "could not read request");
+      envelope = { ok: false, error: { code: "internal_error", message: "could not read request" } };
+    }
+    const { data, hdrs } = await this.pack(encodeJson(envelope), {});
+    msg.respond(data, { headers: hdrs });
+  }
+
+  /** Encodes a JSON text; one too large for a message goes to the object store and a reference travels instead. */
+  private async pack(json: string, headers: Headers): Promise<{ data: Uint8Array; hdrs: MsgHdrs }> {
+    const hdrs = natsHeaders();
+    for (const [k, v] of Object.entries(headers)) hdrs.set(k, v);
+    const bytes = encoder.encode(json);
+    if (bytes.byteLength <= this.spillBytes) return { data: bytes, hdrs };
+    const name = crypto.randomUUID();
+    const store = await this.payloadStore();
+    await store.putBlob({ name }, bytes);
+    hdrs.set(refHeader, name);
+    return { data: new Uint8Array(), hdrs };
+  }
+
+  private async unpack(msg: Msg): Promise<string> {
+    const ref = msg.headers?.get(refHeader);
+    if (!ref) return decoder.decode(msg.data);
+    const store = await this.payloadStore();
+    const bytes = await store.getBlob(ref);
+    if (!bytes) throw new AppError("internal_error", "large payload missing from the object store");
+    void store.delete(ref).catch(() => {});
+    return decoder.decode(bytes);
+  }
+
+  private payloadStore(): Promise<ObjectStore> {
+    // Spilled payloads are read once and deleted; the TTL sweeps any a crashed reader left behind.
+    this.payloads ??= new Objm(this.nc).create(`${this.opts.prefix}_payloads`, { ttl: nanos(10 * 60_000) });
+    return this.payloads;
+  }
+
+  private ensureStream(): Promise<void> {
+    this.streamReady ??= (async () => {
+      const config = {
+        name: this.streamName,
+        subjects: [`${this.opts.prefix}.events.>`],
+        duplicate_window: nanos(120_000),
+      };
+      try {
+        await this.jsm.streams.info(this.streamName);
+      } catch {
+        try {
+          await this.jsm.streams.add(config);
+        } catch (err) {
+          // Another process may have created it in between.
+          await this.jsm.streams.info(this.streamName).catch(() => {
+            throw err;
+          });
+        }
+      }
+    })();
+    this.streamReady.catch(() => {
+      this.streamReady = undefined;
+    });
+    return this.streamReady;
+  }
+
+  async publish(subject: string, data: unknown, opts: { id: string }) {
+    await this.ensureStream();
+    const ack = await this.js.publish(this.eventSubject(subject), encodeJson(data), { msgID: opts.id });
+    return { duplicate: ack.duplicate };
+  }
+
+  async consume(opts: ConsumeOptions, handler: EventHandler): Promise<Subscription> {
+    await this.ensureStream();
+    const ackWaitMs = opts.ackWaitMs ?? 30_000;
+    const maxDeliver = opts.maxDeliver ?? 5;
+    const delays = opts.retryDelaysMs ?? defaultRetryDelaysMs;
+    const prefixLen = `${this.opts.prefix}.events.`.length;
+    const consumerConfig = {
+      durable_name: opts.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: this.eventSubject(opts.filter),
+      ack_wait: nanos(ackWaitMs),
+      max_deliver: maxDeliver,
+    };
+    try {
+      await this.jsm.consumers.info(this.streamName, opts.durable);
+      await this.jsm.consumers.update(this.streamName, opts.durable, {
+        ack_wait: consumerConfig.ack_wait,
+        max_deliver: maxDeliver,
+      });
+    } catch {
+      await this.jsm.consumers.add(this.streamName, consumerConfig);
+    }
+    const consumer = await this.js.consumers.get(this.streamName, opts.durable);
+    const messages = await consumer.consume({ max_messages: 64 });
+    const loop = (async () => {
+      for await (const m of messages) {
+        const attempt = m.info.deliveryCount;
+        try {
+          await handler({ id: m.headers?.get("Nats-Msg-Id") ?? String(m.seq), subject: m.subject.slice(prefixLen), data: m.json(), attempt });
+          m.ack();
+        } catch (err) {
+          if (attempt >= maxDeliver) {
+            this.opts.log.warn({ err, durable: opts.durable, seq: m.seq, attempt }, "event given up after max deliveries");
+            m.term();
+          } else {
+            m.nak(retryDelay(delays, attempt));
+          }
+        }
+      }
+    })();
+    return {
+      stop: async () => {
+        await messages.close();
+        await loop.catch(() => {});
+      },
+    };
+  }
+
+  async healthy() {
+    if (this.nc.isClosed()) return false;
+    try {
+      await this.nc.flush();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close() {
+    if (this.nc.isClosed()) return;
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+}
+
+function readHeaders(h: MsgHdrs | undefined): Headers {
+  const out: Headers = {};
+  if (!h) return out;
+  for (const k of h.keys()) {
+    const v = h.get(k);
+    if (v) out[k.toLowerCase()] = v;
+  }
+  return out;
+}

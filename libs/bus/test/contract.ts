@@ -1,0 +1,124 @@
+// One contract for both bus implementations: each test file runs it against a real bus.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { AppError } from "@trove/errors";
+import type { Bus, EventDelivery } from "../bus.ts";
+
+const waitFor = async (check: () => boolean, ms = 5_000) => {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await Bun.sleep(10);
+  }
+};
+
+export function busContract(name: string, open: () => Promise<Bus>) {
+  describe(`bus contract: ${name}`, () => {
+    let bus: Bus;
+    const subs: { stop(): Promise<void> }[] = [];
+    beforeAll(async () => {
+      bus = await open();
+    });
+    afterAll(async () => {
+      for (const s of subs) await s.stop();
+      await bus.close();
+    });
+
+    test("request-reply carries payload and headers", async () => {
+      subs.push(bus.serve("echo", (payload, meta) => ({ payload, reqId: meta.headers["trove-request-id"] })));
+      const reply = await bus.request("echo", { a: 1, nested: ["x"] }, { headers: { "trove-request-id": "r1" } });
+      expect(reply).toEqual({ payload: { a: 1, nested: ["x"] }, reqId: "r1" });
+    });
+
+    test("thrown AppError crosses as its stable code with details", async () => {
+      subs.push(
+        bus.serve("fails", () => {
+          throw new AppError("quota_reached", "limit", { linkLimit: 3 });
+        }),
+      );
+      const err = await bus.request("fails", {}).catch((e) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect(err.code).toBe("quota_reached");
+      expect(err.details).toEqual({ linkLimit: 3 });
+    });
+
+    test("async handler failure becomes an internal_error reply without internals", async () => {
+      subs.push(
+        bus.serve("crashes", async () => {
+          await Bun.sleep(1);
+          throw new TypeError("secret internals at /srv/x.ts:12");
+        }),
+      );
+      const err = await bus.request("crashes", {}).catch((e) => e);
+      expect(err.code).toBe("internal_error");
+      expect(err.message).not.toContain("secret");
+    });
+
+    test("a request past its deadline fails with timeout", async () => {
+      subs.push(bus.serve("slow", async () => Bun.sleep(500)));
+      const err = await bus.request("slow", {}, { timeoutMs: 100 }).catch((e) => e);
+      expect(err.code).toBe("timeout");
+    });
+
+    test("a subject nobody serves fails with service_unavailable", async () => {
+      const err = await bus.request("nobody.home", {}, { timeoutMs: 1_000 }).catch((e) => e);
+      expect(err.code).toBe("service_unavailable");
+    });
+
+    test("payloads over 1 MB travel both ways", async () => {
+      subs.push(bus.serve("big", (p) => ({ back: (p as { s: string }).s + "!".repeat(1_500_000) })));
+      const s = "x".repeat(2_000_000);
+      const reply = (await bus.request("big", { s })) as { back: string };
+      expect(reply.back.length).toBe(3_500_000);
+      expect(reply.back.startsWith("xxx")).toBe(true);
+      expect(reply.back.endsWith("!!!")).toBe(true);
+    });
+
+    test("published events reach a durable consumer once per id", async () => {
+      const got: EventDelivery[] = [];
+      const id1 = crypto.randomUUID();
+      expect((await bus.publish("item.created", { n: 1 }, { id: id1 })).duplicate).toBe(false);
+      expect((await bus.publish("item.created", { n: 1 }, { id: id1 })).duplicate).toBe(true);
+      await bus.publish("item.updated", { n: 2 }, { id: crypto.randomUUID() });
+      await bus.publish("note.updated", { n: 3 }, { id: crypto.randomUUID() });
+      subs.push(await bus.consume({ durable: "contract-a", filter: "item.>" }, async (e) => void got.push(e)));
+      await waitFor(() => got.length >= 2);
+      await Bun.sleep(100);
+      expect(got.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+      expect(got[0]!.id).toBe(id1);
+      expect(got[0]!.subject).toBe("item.created");
+      expect(got[0]!.attempt).toBe(1);
+    });
+
+    test("a failed event is redelivered until it is acknowledged", async () => {
+      const attempts: number[] = [];
+      subs.push(
+        await bus.consume({ durable: "contract-b", filter: "retry.*", retryDelaysMs: [50], maxDeliver: 5 }, async (e) => {
+          attempts.push(e.attempt);
+          if (e.attempt < 3) throw new Error("not yet");
+        }),
+      );
+      await bus.publish("retry.one", { ok: true }, { id: crypto.randomUUID() });
+      await waitFor(() => attempts.length >= 3);
+      await Bun.sleep(200);
+      expect(attempts).toEqual([1, 2, 3]);
+    });
+
+    test("a durable consumer resumes where it stopped", async () => {
+      const first: unknown[] = [];
+      const sub = await bus.consume({ durable: "contract-c", filter: "resume.*" }, async (e) => void first.push(e.data));
+      await bus.publish("resume.x", 1, { id: crypto.randomUUID() });
+      await waitFor(() => first.length === 1);
+      await sub.stop();
+      await Bun.sleep(50);
+      await bus.publish("resume.x", 2, { id: crypto.randomUUID() });
+      const second: unknown[] = [];
+      subs.push(await bus.consume({ durable: "contract-c", filter: "resume.*" }, async (e) => void second.push(e.data)));
+      await waitFor(() => second.length === 1);
+      expect(second).toEqual([2]);
+    });
+
+    test("reports itself healthy while open", async () => {
+      expect(await bus.healthy()).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,168 @@
+// The operator contract, parsed once per process. A bad value stops start-up with one line naming the variable.
+
+export type LimitScope = "lifetime" | "billing_cycle";
+
+export interface SeedAccount {
+  email: string;
+  apiKey: string;
+  plan: string;
+  linkLimit: number;
+  limitScope: LimitScope;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  natsUrl: string | undefined;
+  busPrefix: string;
+  typesenseUrl: string | undefined;
+  typesenseApiKey: string | undefined;
+  seedAccounts: SeedAccount[];
+  allowPrivateNetwork: boolean;
+  rateLimit: number;
+  maxBodyBytes: number;
+  requestTimeoutMs: number;
+  webhookRetryDelays: number[];
+  webhookDisableAfter: number;
+  smtpPort: number;
+  inboxDomain: string;
+  youtubeFeedUrl: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = "ConfigError";
+  }
+}
+
+export const planDefaults = { plan: "personal", linkLimit: 100_000, limitScope: "lifetime" as LimitScope };
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === "" ? fallback : v;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === "" ? undefined : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? "0").trim().toLowerCase();
+  if (["1", "true", "yes"].includes(raw)) return true;
+  if (["", "0", "false", "no"].includes(raw)) return false;
+  throw new ConfigError(name, `must be 0 or 1, got "${env[name]}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(" or ")}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function seconds(env: Env, name: string, fallback: number[]): number[] {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const parts = raw.split(",").map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
+    throw new ConfigError(name, `must be a comma-separated list of seconds, got "${raw}"`);
+  }
+  return parts.map(Number);
+}
+
+function seedAccounts(env: Env): SeedAccount[] {
+  const name = "TROVE_SEED_ACCOUNTS";
+  const raw = optional(env, name);
+  if (raw === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(name, "must be a JSON array");
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError(name, "must be a JSON array");
+  return parsed.map((entry, i): SeedAccount => {
+    const at = `${name}[${i}]`;
+    if (!entry || typeof entry !== "object") throw new ConfigError(at, "must be an object");
+    const e = entry as Record<string, unknown>;
+    if (typeof e.email !== "string" || !e.email.includes("@")) throw new ConfigError(`${at}.email`, "must be an email address");
+    if (typeof e.apiKey !== "string" || e.apiKey.length < 16) throw new ConfigError(`${at}.apiKey`, "must be a string of at least 16 characters");
+    if (e.plan !== undefined && (typeof e.plan !== "string" || e.plan === "")) throw new ConfigError(`${at}.plan`, "must be a non-empty string");
+    if (e.linkLimit !== undefined && !(Number.isInteger(e.linkLimit) && (e.linkLimit as number) >= 0)) {
+      throw new ConfigError(`${at}.linkLimit`, "must be a non-negative integer");
+    }
+    if (e.limitScope !== undefined && e.limitScope !== "lifetime" && e.limitScope !== "billing_cycle") {
+      throw new ConfigError(`${at}.limitScope`, 'must be "lifetime" or "billing_cycle"');
+    }
+    return {
+      email: e.email.toLowerCase(),
+      apiKey: e.apiKey,
+      plan: (e.plan as string | undefined) ?? planDefaults.plan,
+      linkLimit: (e.linkLimit as number | undefined) ?? planDefaults.linkLimit,
+      limitScope: (e.limitScope as LimitScope | undefined) ?? planDefaults.limitScope,
+    };
+  });
+}
+
+const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** Parses the environment; throws ConfigError on the first bad variable. */
+export function parseConfig(env: Env): Config {
+  const logLevel = str(env, "LOG_LEVEL", "info");
+  if (!logLevels.includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${logLevels.join(", ")}`);
+  const busPrefix = str(env, "TROVE_BUS_PREFIX", "trove");
+  if (!/^[A-Za-z0-9_-]+$/.test(busPrefix)) throw new ConfigError("TROVE_BUS_PREFIX", "must be letters, digits, _ or -");
+  return {
+    port: int(env, "PORT", 8080, 0, 65535),
+    host: str(env, "HOST", "127.0.0.1"),
+    dataDir: str(env, "TROVE_DATA_DIR", "./data"),
+    databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    natsUrl: url(env, "NATS_URL", ["nats:", "tls:", "ws:", "wss:"]),
+    busPrefix,
+    typesenseUrl: url(env, "TYPESENSE_URL", ["http:", "https:"]),
+    typesenseApiKey: optional(env, "TYPESENSE_API_KEY"),
+    seedAccounts: seedAccounts(env),
+    allowPrivateNetwork: flag(env, "TROVE_ALLOW_PRIVATE_NETWORK"),
+    rateLimit: int(env, "TROVE_RATE_LIMIT", 300, 1),
+    maxBodyBytes: int(env, "TROVE_MAX_BODY_BYTES", 10 * 1024 * 1024, 1024),
+    requestTimeoutMs: int(env, "TROVE_REQUEST_TIMEOUT_MS", 30_000, 100),
+    webhookRetryDelays: seconds(env, "TROVE_WEBHOOK_RETRY_DELAYS", [60, 300, 900, 3600]),
+    webhookDisableAfter: int(env, "TROVE_WEBHOOK_DISABLE_AFTER", 20, 1),
+    smtpPort: int(env, "TROVE_SMTP_PORT", 2525, 0, 65535),
+    inboxDomain: str(env, "TROVE_INBOX_DOMAIN", "inbox.localhost"),
+    youtubeFeedUrl: url(env, "TROVE_YOUTUBE_FEED_URL", ["http:", "https:"]) ?? "https://www.youtube.com/feeds/videos.xml",
+    logLevel,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The process's config, parsed from process.env on first use. The only reader of process.env. */
+export function config(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
