@@ -1,1 +1,4 @@
-export {};
+export { openDatabase, type Database, type OpenOptions } from "./open.ts";
+export { migrateSchema } from "./migrate.ts";
+export { lockDataDir, DataDirLockedError } from "./lock.ts";
+export { nowSeconds, nowMillis, newId } from "./ids.ts";

@@ -1,1 +1,3 @@
-export {};
+export * from "./runtime.ts";
+export * from "./serve.ts";
+export * from "./process.ts";

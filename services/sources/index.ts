@@ -1,1 +1,9 @@
-export {};
+// The sources service. For now it answers only its health subject (served by the host); its domain comes in later issues.
+import type { ServiceModule } from "@trove/host";
+
+export const sourcesService: ServiceModule = {
+  name: "sources",
+  async start() {
+    return { stop: async () => {} };
+  },
+};

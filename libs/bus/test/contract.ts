@@ -11,6 +11,15 @@ const waitFor = async (check: () => boolean, ms = 5_000) => {
   }
 };
 
+/** The AppError a request fails with (the test fails if it succeeds). */
+const failure = (p: Promise<unknown>): Promise<AppError> =>
+  p.then(
+    () => {
+      throw new Error("expected the request to fail");
+    },
+    (e: unknown) => e as AppError,
+  );
+
 export function busContract(name: string, open: () => Promise<Bus>) {
   describe(`bus contract: ${name}`, () => {
     let bus: Bus;
@@ -35,7 +44,7 @@ export function busContract(name: string, open: () => Promise<Bus>) {
           throw new AppError("quota_reached", "limit", { linkLimit: 3 });
         }),
       );
-      const err = await bus.request("fails", {}).catch((e) => e);
+      const err = await failure(bus.request("fails", {}));
       expect(err).toBeInstanceOf(AppError);
       expect(err.code).toBe("quota_reached");
       expect(err.details).toEqual({ linkLimit: 3 });
@@ -48,19 +57,19 @@ export function busContract(name: string, open: () => Promise<Bus>) {
           throw new TypeError("secret internals at /srv/x.ts:12");
         }),
       );
-      const err = await bus.request("crashes", {}).catch((e) => e);
+      const err = await failure(bus.request("crashes", {}));
       expect(err.code).toBe("internal_error");
       expect(err.message).not.toContain("secret");
     });
 
     test("a request past its deadline fails with timeout", async () => {
       subs.push(bus.serve("slow", async () => Bun.sleep(500)));
-      const err = await bus.request("slow", {}, { timeoutMs: 100 }).catch((e) => e);
+      const err = await failure(bus.request("slow", {}, { timeoutMs: 100 }));
       expect(err.code).toBe("timeout");
     });
 
     test("a subject nobody serves fails with service_unavailable", async () => {
-      const err = await bus.request("nobody.home", {}, { timeoutMs: 1_000 }).catch((e) => e);
+      const err = await failure(bus.request("nobody.home", {}, { timeoutMs: 1_000 }));
       expect(err.code).toBe("service_unavailable");
     });
 

@@ -1,0 +1,83 @@
+// The shape of one operation in the contract table, and the types handlers get from it.
+import type { Static, TSchema } from "elysia";
+import type { Logger } from "@trove/log";
+
+export type ServiceName = "gateway" | "items" | "notes" | "sources" | "delivery" | "exports";
+
+export const permissions = [
+  "items.read",
+  "items.write",
+  "notes.read",
+  "notes.write",
+  "projects.read",
+  "projects.write",
+  "sources.read",
+  "sources.write",
+  "webhooks.manage",
+  "clients.manage",
+] as const;
+export type Permission = (typeof permissions)[number];
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+export interface Operation {
+  method: HttpMethod;
+  /** Elysia path syntax: `/api/items/:id`. */
+  path: string;
+  service: ServiceName;
+  /** null: no credential needed. */
+  permission: Permission | null;
+  summary: string;
+  tag: string;
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  response: TSchema;
+  /** Set when the reply is not JSON: the handler returns a RawReply with this content type. */
+  produces?: string;
+}
+
+/** What a handler returns for a non-JSON operation. Bytes travel base64-encoded over the bus. */
+export interface RawReply {
+  body: string;
+  encoding: "utf8" | "base64";
+  contentType: string;
+  headers?: Record<string, string>;
+}
+
+export interface KeyScope {
+  tagSlugs?: string[];
+  collectionId?: string;
+}
+
+/** Who is calling: resolved by the gateway from the bearer key and carried over the bus with each request. */
+export interface Caller {
+  accountId: string;
+  keyId: string;
+  keyKind: "personal" | "client";
+  access: "read_write" | "read_only";
+  scope: KeyScope | null;
+  plan: { name: string; linkLimit: number; limitScope: "lifetime" | "billing_cycle" };
+}
+
+type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
+
+export type InputOf<O extends Operation> = {
+  params: StaticOr<O["params"], Record<string, never>>;
+  query: StaticOr<O["query"], Record<string, never>>;
+  body: StaticOr<O["body"], undefined>;
+};
+
+export type OutputOf<O extends Operation> = O["produces"] extends string ? RawReply : Static<O["response"]>;
+
+export interface HandlerContext {
+  caller: Caller | null;
+  requestId: string;
+  /** Bound to the request id, so every line of one request can be found. */
+  log: Logger;
+}
+
+export type Handler<O extends Operation> = (input: InputOf<O>, ctx: HandlerContext) => Promise<OutputOf<O>> | OutputOf<O>;
+
+/** Identity helper that keeps each entry's literal types. */
+export const op = <const O extends Operation>(o: O): O => o;

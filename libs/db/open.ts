@@ -1,0 +1,94 @@
+// One way to open the database: PostgreSQL through `pg` when a URL is given, else PGlite in the data directory.
+// Either way int8 comes back as a JavaScript number and the same extensions are loaded.
+import { join } from "node:path";
+import { Kysely, PGliteDialect, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { lockDataDir } from "./lock.ts";
+
+// Counts and millisecond timestamps fit a double exactly; strings for them would leak into every caller.
+pg.types.setTypeParser(20, Number);
+
+export interface Database {
+  db: Kysely<any>;
+  kind: "postgres" | "pglite";
+  healthy(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  /** PGlite directory; undefined with no URL means an in-memory database (tests). */
+  dataDir?: string;
+  /** A PGlite data directory dump to start from (tests copy a migrated template). */
+  loadDataDir?: Blob;
+  poolSize?: number;
+}
+
+const pgliteExtensions = { pg_trgm, vector };
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  return openPglite(opts.dataDir, opts.loadDataDir);
+}
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client's network error must not crash the process; the pool replaces the client.
+  pool.on("error", () => {});
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  await ensureExtension(db, "pg_trgm");
+  return {
+    db,
+    kind: "postgres",
+    healthy: () => ping(db),
+    close: () => db.destroy(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<Database> {
+  const release = dataDir ? lockDataDir(dataDir) : () => {};
+  try {
+    const pglite = await PGlite.create({
+      dataDir: dataDir ? join(dataDir, "pg") : undefined,
+      loadDataDir,
+      extensions: pgliteExtensions,
+      parsers: { 20: Number },
+    });
+    const db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
+    await ensureExtension(db, "pg_trgm");
+    await ensureExtension(db, "vector");
+    return {
+      db,
+      kind: "pglite",
+      healthy: () => ping(db),
+      close: async () => {
+        await db.destroy();
+        release();
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+async function ensureExtension(db: Kysely<any>, name: string) {
+  try {
+    await sql`create extension if not exists ${sql.id(name)}`.execute(db);
+  } catch (err) {
+    // Two processes creating it at once: the loser sees a duplicate; the extension exists either way.
+    if ((err as { code?: string }).code !== "23505") throw err;
+  }
+}
+
+async function ping(db: Kysely<any>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

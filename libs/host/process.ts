@@ -1,0 +1,87 @@
+// Runs one or more services in this process: config, logger, one database and one bus shared by them,
+// a health subject per service, and a graceful stop on SIGTERM/SIGINT.
+import { ConfigError, config as loadConfig, type Config } from "@trove/config";
+import { openBus, type Bus } from "@trove/bus";
+import { openDatabase, type Database } from "@trove/db";
+import { createLogger, type Logger } from "@trove/log";
+import type { RunningService, Runtime, ServiceModule } from "./runtime.ts";
+
+export interface Host {
+  runtime: Runtime;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  log?: Logger;
+  /** Tests pass an already opened (template) database. */
+  database?: Database;
+  bus?: Bus;
+}
+
+/** Starts the modules in order; stop() stops them in reverse, then closes the bus and the database. */
+export async function startHost(modules: ServiceModule[], opts: StartOptions): Promise<Host> {
+  const { config } = opts;
+  const log = opts.log ?? createLogger(config.logLevel, { svc: modules.map((m) => m.name).join(",") });
+  const deployment = modules.length > 1 && !config.natsUrl ? "embedded" : "distributed";
+  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const bus =
+    opts.bus ?? (await openBus({ natsUrl: config.natsUrl, prefix: config.busPrefix, log, name: modules.map((m) => m.name).join(",") }));
+  const runtime: Runtime = { config, log, bus, database, deployment };
+  const running: RunningService[] = [];
+  const healthSubs = modules.map((m) =>
+    bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy() })),
+  );
+  try {
+    for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }) }));
+  } catch (err) {
+    await Promise.allSettled(running.map((r) => r.stop()));
+    await bus.close().catch(() => {});
+    await database.close().catch(() => {});
+    throw err;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    runtime,
+    stop: () =>
+      (stopping ??= (async () => {
+        for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
+        for (const s of healthSubs) await s.stop().catch(() => {});
+        await bus.close().catch((err) => log.error({ err }, "bus close failed"));
+        await database.close().catch((err) => log.error({ err }, "database close failed"));
+      })()),
+  };
+}
+
+/** Process entry: parse the operator contract, start, stop gracefully on SIGTERM/SIGINT. */
+export async function runMain(modules: ServiceModule[]): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`trove: invalid configuration: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel, { svc: modules.map((m) => m.name).join(",") });
+  let host: Host;
+  try {
+    host = await startHost(modules, { config, log });
+  } catch (err) {
+    log.fatal({ err }, "start failed");
+    console.error(`trove: start failed: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  log.info({ deployment: host.runtime.deployment, database: host.runtime.database.kind, bus: host.runtime.bus.kind }, "started");
+  const shutdown = (signal: string) => {
+    log.info({ signal }, "stopping");
+    host.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+}

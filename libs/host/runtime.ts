@@ -1,0 +1,26 @@
+// What a service gets when it starts, and the shape every service module has.
+import type { Config } from "@trove/config";
+import type { Bus } from "@trove/bus";
+import type { Database } from "@trove/db";
+import type { Logger } from "@trove/log";
+import type { ServiceName } from "@trove/contracts";
+
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  bus: Bus;
+  database: Database;
+  /** "embedded" when every service shares this process. */
+  deployment: "embedded" | "distributed";
+}
+
+export interface RunningService {
+  stop(): Promise<void>;
+  /** Set by the gateway: where it listens. */
+  url?: string;
+}
+
+export interface ServiceModule {
+  name: ServiceName;
+  start(rt: Runtime): Promise<RunningService>;
+}

@@ -1,0 +1,4 @@
+import { runMain } from "@trove/host";
+import { deliveryService } from "./index.ts";
+
+await runMain([deliveryService]);

@@ -1,0 +1,203 @@
+// The HTTP face of Trove, built from the contract table: validate, one bus request, map the reply.
+// Cross-cutting concerns run for every request: request id, API version, body size, rate limit, auth.
+import { Elysia, ValidationError } from "elysia";
+import { openapi } from "@elysiajs/openapi";
+import type { Bus } from "@trove/bus";
+import type { Config } from "@trove/config";
+import {
+  type Caller,
+  type Handler,
+  type HandlerContext,
+  type Operation,
+  type OperationName,
+  type RawReply,
+  ErrorBody,
+  documentVersion,
+  operations,
+  subjectOf,
+} from "@trove/contracts";
+import { AppError, toAppError } from "@trove/errors";
+import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
+import { newRequestId, type Logger } from "@trove/log";
+import { hashKey, type AccountsService } from "./accounts.service.ts";
+import { routeNotFound, validationFailed } from "./errors.ts";
+import { permits } from "./permissions.ts";
+import { RateLimiter } from "./ratelimit.ts";
+import { supportedVersions, versionHeaders } from "./versioning.ts";
+
+export interface GatewayDeps {
+  config: Config;
+  bus: Bus;
+  accounts: AccountsService;
+  log: Logger;
+  /** Operations the gateway answers itself (service "gateway" in the contract). */
+  local: HandlerTable<"gateway">;
+}
+
+interface RequestState {
+  id: string;
+  started: number;
+  caller: Caller | null;
+  /** True when an Authorization header was sent but named no live key. */
+  badKey: boolean;
+}
+
+const docsPaths = ["/api/docs", "/api/openapi.json"];
+const requestIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export function createGatewayApp(deps: GatewayDeps) {
+  const { config, bus, accounts, log } = deps;
+  const limiter = new RateLimiter(config.rateLimit);
+  const states = new WeakMap<Request, RequestState>();
+  const byRoute = new Map<string, { name: OperationName; op: Operation }>();
+  for (const [name, op] of Object.entries(operations) as [OperationName, Operation][]) {
+    byRoute.set(`${op.method} ${op.path}`, { name, op });
+  }
+
+  const app = new Elysia({ serve: { maxRequestBodySize: config.maxBodyBytes + 64 * 1024 } })
+    .onRequest(async ({ request, set, server }) => {
+      const incoming = request.headers.get("x-request-id");
+      const state: RequestState = {
+        id: incoming && requestIdPattern.test(incoming) ? incoming : newRequestId(),
+        started: performance.now(),
+        caller: null,
+        badKey: false,
+      };
+      states.set(request, state);
+      set.headers["x-request-id"] = state.id;
+      const version = versionHeaders(request.headers.get("service-api-version"));
+      Object.assign(set.headers, version ?? versionHeaders(null));
+      if (!version) {
+        throw new AppError("unsupported_api_version", `unknown Service-API-Version; supported: ${supportedVersions.join(", ")}`, {
+          supported: supportedVersions,
+        });
+      }
+      const auth = request.headers.get("authorization");
+      if (auth !== null) {
+        const key = /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
+        state.caller = key ? await accounts.authenticate(key) : null;
+        state.badKey = state.caller === null;
+      }
+      const rateKey = state.caller ? `key:${state.caller.keyId}` : `ip:${server?.requestIP(request)?.address ?? "unknown"}`;
+      const decision = await limiter.take(rateKey);
+      Object.assign(set.headers, decision.headers);
+      if (!decision.allowed) {
+        throw new AppError("rate_limited", `more than ${config.rateLimit} requests in 60 s; retry after ${decision.headers["Retry-After"]} s`);
+      }
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > config.maxBodyBytes) {
+        throw new AppError("payload_too_large", `request body over ${config.maxBodyBytes} bytes`, { limit: config.maxBodyBytes });
+      }
+    })
+    .onError({ as: "global" }, ({ code, error, set, request, path }) => {
+      let appErr: AppError;
+      if (error instanceof AppError) appErr = error;
+      else if (code === "NOT_FOUND") appErr = routeNotFound(request.method, path);
+      else if (code === "VALIDATION" && error instanceof ValidationError && error.type !== "response") {
+        appErr = validationFailed(error.type, error.all as never);
+      } else if (code === "PARSE") appErr = new AppError("invalid_json", "request body is not valid JSON");
+      else if (code === "INVALID_COOKIE_SIGNATURE" || code === "INVALID_FILE_TYPE") {
+        appErr = new AppError("validation_failed", "invalid request", { fields: {} });
+      } else {
+        appErr = toAppError(error);
+        if (appErr.code === "internal_error") log.error({ err: error, reqId: states.get(request)?.id, code }, "request failed");
+      }
+      set.status = appErr.status;
+      return appErr.toBody();
+    })
+    .onAfterResponse(({ request, set, path }) => {
+      const state = states.get(request);
+      log.info(
+        {
+          reqId: state?.id,
+          method: request.method,
+          path,
+          status: set.status,
+          ms: state ? Math.round((performance.now() - state.started) * 10) / 10 : undefined,
+          account: state?.caller?.accountId,
+        },
+        "request",
+      );
+    })
+    .derive({ as: "global" }, ({ request, route }) => {
+      const state = states.get(request)!;
+      const entry = byRoute.get(`${request.method} ${route}`);
+      if (entry && entry.op.permission !== null) {
+        if (!state.caller) {
+          throw new AppError("unauthorized", state.badKey ? "the API key is invalid or revoked" : "send Authorization: Bearer <API key>");
+        }
+        if (!permits(state.caller, entry.op)) {
+          throw new AppError("forbidden", `this key lacks the ${entry.op.permission} permission for ${request.method} ${route}`);
+        }
+      }
+      return { caller: state.caller, requestId: state.id };
+    })
+    .use(
+      openapi({
+        path: "/api/docs",
+        specPath: "/api/openapi.json",
+        exclude: { paths: docsPaths },
+        documentation: {
+          info: {
+            title: "Trove API",
+            version: documentVersion,
+            description: "A self-hostable personal library: saved web items, notes, projects, sources, exports, changes and webhooks.",
+          },
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+        },
+      }),
+    );
+
+  for (const { name, op } of byRoute.values()) {
+    const subject = subjectOf(name);
+    const local = (deps.local as unknown as Record<string, Handler<Operation>>)[name];
+    // The table is dynamic, so Elysia cannot infer per-route types here; the contract's types bind the handlers.
+    (app.route as (...args: unknown[]) => unknown)(
+      op.method,
+      op.path,
+      async (ctx: any) => {
+        const requestId: string = ctx.requestId;
+        const input = { params: ctx.params ?? {}, query: ctx.query ?? {}, body: ctx.body };
+        let reply: unknown;
+        if (local) {
+          const hctx: HandlerContext = { caller: ctx.caller, requestId, log: log.child({ reqId: requestId, op: name }) };
+          reply = await local(input as never, hctx);
+          // Health answers 503 when a dependency is down, so probes see it without reading the body.
+          if (name === "health" && (reply as { status?: string }).status !== "ok") ctx.set.status = 503;
+        } else {
+          const headers: Record<string, string> = { [requestIdHeader]: requestId };
+          if (ctx.caller) headers[callerHeader] = JSON.stringify(ctx.caller);
+          reply = await bus.request(subject, input, { timeoutMs: config.requestTimeoutMs, headers });
+        }
+        if (op.produces) return rawResponse(reply as RawReply, ctx.set.headers);
+        return reply;
+      },
+      {
+        params: op.params,
+        query: op.query,
+        body: op.body,
+        response: op.produces ? undefined : { 200: op.response, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
+        detail: {
+          operationId: name,
+          summary: op.summary,
+          tags: [op.tag],
+          security: op.permission ? [{ bearer: [] }] : [],
+          description: op.permission ? `Needs \`${op.permission}\`. Bus subject \`${subject}\`.` : "No credential needed.",
+        },
+      } as never,
+    );
+  }
+  return app;
+}
+
+function rawResponse(reply: RawReply, headers: Record<string, unknown>): Response {
+  const body = reply.encoding === "base64" ? Buffer.from(reply.body, "base64") : reply.body;
+  const out = new Headers();
+  for (const [k, v] of Object.entries(headers)) if (typeof v === "string") out.set(k, v);
+  for (const [k, v] of Object.entries(reply.headers ?? {})) out.set(k, v);
+  out.set("content-type", reply.contentType);
+  return new Response(body, { headers: out });
+}
+
+export type GatewayApp = ReturnType<typeof createGatewayApp>;
+export { hashKey };

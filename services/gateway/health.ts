@@ -1,0 +1,32 @@
+// GET /api/health: this process's database and bus, and every service's answer over the bus.
+import type { Bus } from "@trove/bus";
+import { type HealthReportDto, type ServiceName, apiVersion, documentVersion } from "@trove/contracts";
+import type { Database } from "@trove/db";
+
+const domainServices: ServiceName[] = ["items", "notes", "sources", "delivery", "exports"];
+
+export async function checkHealth(bus: Bus, database: Database, deployment: "embedded" | "distributed"): Promise<HealthReportDto> {
+  const [dbOk, busOk, answers] = await Promise.all([
+    database.healthy(),
+    bus.healthy(),
+    Promise.all(
+      domainServices.map((s) =>
+        bus.request(`${s}.health`, {}, { timeoutMs: 2_000 }).then(
+          (r) => r as { ok: boolean; database?: boolean },
+          (): { ok: boolean; database?: boolean } => ({ ok: false }),
+        ),
+      ),
+    ),
+  ]);
+  const services = Object.fromEntries(domainServices.map((s, i) => [s, answers[i]!]));
+  const allOk = dbOk && busOk && answers.every((a) => a.ok && a.database !== false);
+  return {
+    status: allOk ? "ok" : "degraded",
+    version: documentVersion,
+    apiVersion,
+    deployment,
+    database: { ok: dbOk, kind: database.kind },
+    bus: { ok: busOk, kind: bus.kind },
+    services,
+  };
+}

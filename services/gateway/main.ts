@@ -1,0 +1,4 @@
+import { runMain } from "@trove/host";
+import { gatewayService } from "./index.ts";
+
+await runMain([gatewayService]);

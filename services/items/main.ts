@@ -1,0 +1,4 @@
+import { runMain } from "@trove/host";
+import { itemsService } from "./index.ts";
+
+await runMain([itemsService]);

@@ -1,0 +1,4 @@
+import { runMain } from "@trove/host";
+import { notesService } from "./index.ts";
+
+await runMain([notesService]);
