@@ -1,4 +1,4 @@
-export { openDatabase, type Database, type OpenOptions } from "./open.ts";
+export { openDatabase, pgliteLayout, type Database, type OpenOptions } from "./open.ts";
 export { migrateSchema } from "./migrate.ts";
 export { lockDataDir, DataDirLockedError } from "./lock.ts";
 export { nowSeconds, nowMillis, newId } from "./ids.ts";

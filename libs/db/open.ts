@@ -16,6 +16,8 @@ export interface Database {
   kind: "postgres" | "pglite";
   healthy(): Promise<boolean>;
   close(): Promise<void>;
+  /** PGlite only: the data directory as a gzipped tarball (tests start from one). */
+  dump?: () => Promise<Blob>;
 }
 
 export interface OpenOptions {
@@ -28,6 +30,8 @@ export interface OpenOptions {
 }
 
 const pgliteExtensions = { pg_trgm, vector };
+/** Names what a fresh PGlite directory holds; change it when the PGlite version or the extensions change. */
+export const pgliteLayout = "0.5.14-pg_trgm-vector";
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
@@ -64,6 +68,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
       db,
       kind: "pglite",
       healthy: () => ping(db),
+      dump: async () => (await pglite.dumpDataDir("gzip")) as Blob,
       close: async () => {
         await db.destroy();
         release();

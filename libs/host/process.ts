@@ -8,6 +8,8 @@ import type { RunningService, Runtime, ServiceModule } from "./runtime.ts";
 
 export interface Host {
   runtime: Runtime;
+  /** The gateway's address, when this host runs the gateway. */
+  url: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   let stopping: Promise<void> | undefined;
   return {
     runtime,
+    url: running.find((r) => r.url)?.url,
     stop: () =>
       (stopping ??= (async () => {
         for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));

@@ -35,7 +35,7 @@ export function serveOperations<S extends ServiceName>(bus: Bus, service: S, han
       try {
         return await handler(payload as never, { caller: readCaller(meta), requestId, log: reqLog });
       } finally {
-        reqLog.debug({ ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
+        reqLog.info({ ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
       }
     });
   });

@@ -1,1 +1,3 @@
-export {};
+export * from "./trove.ts";
+export { freshPglite } from "./pglite.ts";
+export { createScratchDatabase } from "./postgres.ts";

@@ -1,0 +1,17 @@
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { vector } from "@electric-sql/pglite-pgvector";
+let t = performance.now();
+const a = await PGlite.create({ extensions: { pg_trgm, vector } });
+await a.exec("create extension if not exists pg_trgm; create extension if not exists vector;");
+console.log("fresh", performance.now() - t);
+t = performance.now();
+const blob = await a.dumpDataDir("gzip");
+console.log("dump", performance.now() - t, blob.size);
+await a.close();
+t = performance.now();
+const b = await PGlite.create({ loadDataDir: blob, extensions: { pg_trgm, vector } });
+console.log("load", performance.now() - t, (await b.query("select count(*) from pg_extension")).rows);
+t = performance.now();
+const c = await PGlite.create({ loadDataDir: blob, extensions: { pg_trgm, vector } });
+console.log("load2", performance.now() - t, process.memoryUsage().rss/1e6);
