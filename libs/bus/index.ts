@@ -1,6 +1,6 @@
 export * from "./bus.ts";
 export { MemoryBus } from "./memory.ts";
-export { NatsBus } from "./nats.ts";
+export { NatsBus, dropNatsNamespace } from "./nats.ts";
 import type { Logger } from "@trove/log";
 import type { Bus } from "./bus.ts";
 import { MemoryBus } from "./memory.ts";

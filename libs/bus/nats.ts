@@ -268,3 +268,14 @@ function readHeaders(h: MsgHdrs | undefined): Headers {
   }
   return out;
 }
+
+/** Deletes a prefix's event stream and payload bucket (tests clean up after their own namespace). */
+export async function dropNatsNamespace(url: string, prefix: string): Promise<void> {
+  const nc = await connect({ servers: url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const stream of [`${prefix}_events`, `OBJ_${prefix}_payloads`]) await jsm.streams.delete(stream).catch(() => false);
+  } finally {
+    await nc.close();
+  }
+}

@@ -1,3 +1,4 @@
 export * from "./trove.ts";
 export { freshPglite } from "./pglite.ts";
 export { createScratchDatabase } from "./postgres.ts";
+export * from "./topology.ts";

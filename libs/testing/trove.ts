@@ -21,12 +21,15 @@ export const seedAccounts = JSON.stringify([
   { email: "bob@example.test", apiKey: bobKey, plan: "free", linkLimit: 3, limitScope: "billing_cycle" },
 ]);
 
+/** A Response whose JSON tests read freely. */
+export type ApiResponse = Omit<Response, "json"> & { json(): Promise<any> };
+
 export interface TestTrove {
   url: string;
   /** Every log line written so far, parsed. */
   logs: Record<string, unknown>[];
   /** fetch against the gateway, as alice unless `key` says otherwise (null: no credential). */
-  api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>;
+  api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<ApiResponse>;
   stop(): Promise<void>;
 }
 

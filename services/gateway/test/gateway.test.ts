@@ -1,6 +1,6 @@
 // Real: every service in-process on a fresh PGlite and the in-process bus, driven over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTrove, bobKey, eventually, type TestTrove } from "@trove/testing";
+import { startTrove, bobKey, eventually, type ApiResponse, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
 beforeAll(async () => {
@@ -130,7 +130,7 @@ describe("rate limits", () => {
     const limited = await startTrove({ TROVE_RATE_LIMIT: "3" });
     try {
       const statuses: number[] = [];
-      let last: Response | undefined;
+      let last: ApiResponse | undefined;
       for (let i = 0; i < 4; i++) {
         last = await limited.api("/api/me");
         statuses.push(last.status);

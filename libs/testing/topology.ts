@@ -1,0 +1,133 @@
+// The distributed topology for end-to-end tests: every service its own process over real NATS and PostgreSQL.
+// Backing services come from DATABASE_URL/NATS_URL, else from Docker through testcontainers, else the suite is skipped.
+import { createServer } from "node:net";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { dropNatsNamespace } from "@trove/bus";
+import { createScratchDatabase } from "./postgres.ts";
+import { seedAccounts } from "./trove.ts";
+
+export const repoRoot = join(import.meta.dir, "..", "..");
+export const serviceNames = ["items", "notes", "sources", "delivery", "exports", "gateway"] as const;
+
+export interface Backing {
+  databaseUrl: string;
+  natsUrl: string;
+  /** A fresh bus namespace for this run. */
+  prefix: string;
+  how: string;
+  stop(): Promise<void>;
+}
+
+/** PostgreSQL and NATS for one run, or the reason there are none. */
+export async function backingServices(): Promise<Backing | { skip: string }> {
+  const prefix = `e2e${crypto.randomUUID().slice(0, 8)}`;
+  const { DATABASE_URL, NATS_URL } = process.env;
+  if (DATABASE_URL && NATS_URL) {
+    const databaseUrl = await createScratchDatabase("e2e");
+    return { databaseUrl, natsUrl: NATS_URL, prefix, how: "DATABASE_URL/NATS_URL", stop: () => dropNatsNamespace(NATS_URL, prefix) };
+  }
+  try {
+    const { GenericContainer, Wait } = await import("testcontainers");
+    const pg = await new GenericContainer("postgres:15")
+      .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: "trust" })
+      .withExposedPorts(5432)
+      .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
+      .start();
+    const nats = await new GenericContainer("nats:2.9").withCommand(["-js"]).withExposedPorts(4222).start();
+    return {
+      databaseUrl: `postgres://postgres@${pg.getHost()}:${pg.getMappedPort(5432)}/postgres`,
+      natsUrl: `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
+      prefix,
+      how: "testcontainers",
+      stop: async () => {
+        await Promise.allSettled([pg.stop(), nats.stop()]);
+      },
+    };
+  } catch (err) {
+    return { skip: `neither DATABASE_URL/NATS_URL nor a Docker engine is available (${(err as Error).message.split("\n")[0]})` };
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function processEnv(backing: Backing, port: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    DATABASE_URL: backing.databaseUrl,
+    NATS_URL: backing.natsUrl,
+    TROVE_BUS_PREFIX: backing.prefix,
+    PORT: String(port),
+    TROVE_SEED_ACCOUNTS: seedAccounts,
+    TROVE_ALLOW_PRIVATE_NETWORK: "1",
+    LOG_LEVEL: "warn",
+    ...extra,
+  };
+}
+
+/** Runs `bun run <script>` from the repository root. */
+export function spawnBun(script: string, env: Record<string, string>): Subprocess {
+  return Bun.spawn(["bun", "run", script], { cwd: repoRoot, env, stdout: "inherit", stderr: "inherit" });
+}
+
+/** Waits until /api/health answers with the wanted status. */
+export async function waitForHealth(url: string, want: "ok" | "degraded" = "ok", ms = 60_000): Promise<Record<string, any>> {
+  const until = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`${url}/api/health`);
+      const body = (await res.json()) as Record<string, any>;
+      if (body.status === want) return body;
+      last = body;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await Bun.sleep(100);
+  }
+  throw new Error(`health did not become ${want} within ${ms} ms; last: ${JSON.stringify(last)}`);
+}
+
+export interface Topology {
+  url: string;
+  procs: Map<string, Subprocess>;
+  /** Starts one service's process again (after it was stopped). */
+  restart(name: (typeof serviceNames)[number]): void;
+  stop(): Promise<void>;
+}
+
+/** Every service as its own process: `bun run services/<name>/main.ts`. */
+export async function launchDistributed(backing: Backing): Promise<Topology> {
+  const port = await freePort();
+  const env = processEnv(backing, port);
+  const procs = new Map<string, Subprocess>();
+  const start = (name: string) => procs.set(name, spawnBun(`services/${name}/main.ts`, env));
+  for (const name of serviceNames) start(name);
+  const url = `http://127.0.0.1:${port}`;
+  const topology: Topology = {
+    url,
+    procs,
+    restart: start,
+    stop: async () => {
+      for (const p of procs.values()) p.kill("SIGTERM");
+      await Promise.all([...procs.values()].map((p) => p.exited));
+    },
+  };
+  try {
+    await waitForHealth(url);
+  } catch (err) {
+    await topology.stop();
+    throw err;
+  }
+  return topology;
+}

@@ -1,0 +1,106 @@
+// End to end over HTTP against real processes. Real: NATS with JetStream, PostgreSQL, every service its own
+// process (`bun run services/<name>/main.ts`), and `bun run start` (all services, one process) over the same.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import {
+  aliceKey,
+  backingServices,
+  bobKey,
+  freePort,
+  launchDistributed,
+  processEnv,
+  spawnBun,
+  waitForHealth,
+  type Backing,
+  type Topology,
+} from "@trove/testing";
+
+const backing = await backingServices();
+
+const call = async (url: string, path: string, init: RequestInit & { key?: string | null; json?: unknown } = {}) => {
+  const { key = aliceKey, json, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (key) headers.set("authorization", `Bearer ${key}`);
+  if (json !== undefined) headers.set("content-type", "application/json");
+  const res = await fetch(url + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as any) : null };
+};
+
+if ("skip" in backing) {
+  console.log(`SKIPPED end-to-end suite: ${backing.skip}`);
+  describe.skip("distributed topology", () => test("needs PostgreSQL and NATS", () => {}));
+} else {
+  const b: Backing = backing;
+  let topo: Topology;
+  beforeAll(async () => {
+    topo = await launchDistributed(b);
+  });
+  afterAll(async () => {
+    await topo?.stop();
+    await b.stop();
+  });
+
+  describe(`distributed topology (${b.how})`, () => {
+    test("health reports PostgreSQL, NATS and every service", async () => {
+      const { status, body } = await call(topo.url, "/api/health", { key: null });
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ status: "ok", deployment: "distributed", database: { kind: "postgres", ok: true }, bus: { kind: "nats", ok: true } });
+      expect(Object.values(body.services).every((s: any) => s.ok)).toBe(true);
+    });
+
+    test("a saved page goes gateway -> NATS -> items -> PostgreSQL and reads back", async () => {
+      const saved = await call(topo.url, "/api/ingest", { method: "POST", json: { url: "https://e2e.example.test/article?utm_medium=x" } });
+      expect(saved.status).toBe(200);
+      expect(saved.body).toMatchObject({ ok: true, url: "https://e2e.example.test/article" });
+      const item = await call(topo.url, `/api/items/${saved.body.id}`);
+      expect(item.status).toBe(200);
+      expect(item.body).toMatchObject({ id: saved.body.id, status: "stashed", timesAdded: 1 });
+      const again = await call(topo.url, "/api/ingest", { method: "POST", json: { url: "https://e2e.example.test/article" } });
+      expect(again.body.id).toBe(saved.body.id);
+      const list = await call(topo.url, "/api/items");
+      expect(list.body.items.map((i: any) => i.id)).toContain(saved.body.id);
+      expect((await call(topo.url, `/api/items/${saved.body.id}`, { key: bobKey })).status).toBe(404);
+    });
+
+    test("bad input answers 4xx JSON across the topology", async () => {
+      const bad = await call(topo.url, "/api/ingest", { method: "POST", json: { url: "javascript:alert(1)" } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toBe("validation_failed");
+      expect((await call(topo.url, "/api/items?limit=5000")).status).toBe(400);
+      expect((await call(topo.url, "/api/items", { key: "wrong-key-0123456789" })).status).toBe(401);
+    });
+
+    test("a stopped service shows in health and answers 503; started again, it serves again", async () => {
+      const items = topo.procs.get("items")!;
+      items.kill("SIGTERM");
+      expect(await items.exited).toBe(0); // graceful stop
+      const health = await waitForHealth(topo.url, "degraded", 10_000);
+      expect(health.services.items.ok).toBe(false);
+      const down = await call(topo.url, "/api/items");
+      expect(down.status).toBe(503);
+      expect(down.body.error).toBe("service_unavailable");
+      topo.restart("items");
+      await waitForHealth(topo.url, "ok");
+      expect((await call(topo.url, "/api/items")).status).toBe(200);
+    });
+  });
+
+  describe("bun run start over PostgreSQL and NATS", () => {
+    test("runs every service in one process and stops cleanly on SIGTERM", async () => {
+      const port = await freePort();
+      // Its own bus namespace, so it does not answer the distributed topology's requests.
+      const proc = spawnBun("start", processEnv({ ...b, prefix: `${b.prefix}one` }, port));
+      try {
+        const url = `http://127.0.0.1:${port}`;
+        const health = await waitForHealth(url);
+        expect(health).toMatchObject({ deployment: "distributed", database: { kind: "postgres" }, bus: { kind: "nats" } });
+        const saved = await call(url, "/api/ingest", { method: "POST", json: { url: "https://one.example.test/" } });
+        expect(saved.status).toBe(200);
+        expect((await call(url, `/api/items/${saved.body.id}`)).status).toBe(200);
+      } finally {
+        proc.kill("SIGTERM");
+      }
+      expect(await proc.exited).toBe(0);
+    });
+  });
+}
