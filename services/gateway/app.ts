@@ -19,16 +19,21 @@ import {
 import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
-import { hashKey, type AccountsService } from "./accounts.service.ts";
+import { hashKey } from "./accounts.service.ts";
 import { routeNotFound, validationFailed } from "./errors.ts";
 import { permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { supportedVersions, versionHeaders } from "./versioning.ts";
 
+/** Resolves a bearer key to its caller; null for an unknown or revoked key. */
+export interface Authenticator {
+  authenticate(key: string): Promise<Caller | null>;
+}
+
 export interface GatewayDeps {
   config: Config;
   bus: Bus;
-  accounts: AccountsService;
+  accounts: Authenticator;
   log: Logger;
   /** Operations the gateway answers itself (service "gateway" in the contract). */
   local: HandlerTable<"gateway">;

@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, parseConfig } from "./index.ts";
+
+describe("parseConfig", () => {
+  test("defaults follow the operator contract", () => {
+    const c = parseConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: "127.0.0.1",
+      dataDir: "./data",
+      databaseUrl: undefined,
+      natsUrl: undefined,
+      rateLimit: 300,
+      allowPrivateNetwork: false,
+      webhookRetryDelays: [60, 300, 900, 3600],
+      webhookDisableAfter: 20,
+      smtpPort: 2525,
+      inboxDomain: "inbox.localhost",
+      logLevel: "info",
+      seedAccounts: [],
+    });
+  });
+
+  test.each([
+    ["PORT", "eighty", /PORT/],
+    ["PORT", "70000", /PORT/],
+    ["TROVE_RATE_LIMIT", "0", /TROVE_RATE_LIMIT/],
+    ["DATABASE_URL", "mysql://x", /DATABASE_URL/],
+    ["NATS_URL", "not a url", /NATS_URL/],
+    ["TROVE_ALLOW_PRIVATE_NETWORK", "maybe", /TROVE_ALLOW_PRIVATE_NETWORK/],
+    ["TROVE_WEBHOOK_RETRY_DELAYS", "60,soon", /TROVE_WEBHOOK_RETRY_DELAYS/],
+    ["LOG_LEVEL", "loud", /LOG_LEVEL/],
+    ["TROVE_SEED_ACCOUNTS", "{", /TROVE_SEED_ACCOUNTS/],
+    ["TROVE_SEED_ACCOUNTS", '[{"email":"a@b.test","apiKey":"short"}]', /TROVE_SEED_ACCOUNTS\[0\]\.apiKey/],
+    ["TROVE_SEED_ACCOUNTS", '[{"email":"a@b.test","apiKey":"long-enough-key-123","limitScope":"weekly"}]', /limitScope/],
+  ])("%s=%s stops start-up with one line naming the variable", (name, value, pattern) => {
+    let err: unknown;
+    try {
+      parseConfig({ [name]: value });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(pattern);
+    expect((err as Error).message).not.toContain("\n");
+  });
+
+  test("seed accounts get the documented plan defaults", () => {
+    const c = parseConfig({ TROVE_SEED_ACCOUNTS: '[{"email":"A@B.test","apiKey":"long-enough-key-123"}]' });
+    expect(c.seedAccounts).toEqual([
+      { email: "a@b.test", apiKey: "long-enough-key-123", plan: "personal", linkLimit: 100_000, limitScope: "lifetime" },
+    ]);
+  });
+});
