@@ -2,7 +2,7 @@
 // a health subject per service, and a graceful stop on SIGTERM/SIGINT.
 import { ConfigError, config as loadConfig, type Config } from "@trove/config";
 import { openBus, type Bus } from "@trove/bus";
-import { openDatabase, type Database } from "@trove/db";
+import { migrateSchema, openDatabase, type Database } from "@trove/db";
 import { createLogger, type Logger } from "@trove/log";
 import type { RunningService, Runtime, ServiceModule } from "./runtime.ts";
 
@@ -35,6 +35,7 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
     bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy() })),
   );
   try {
+    await migrateModules(modules, database);
     for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }) }));
   } catch (err) {
     await Promise.allSettled(running.map((r) => r.stop()));
@@ -54,6 +55,11 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
         await database.close().catch((err) => log.error({ err }, "database close failed"));
       })()),
   };
+}
+
+/** Runs every module's migrations (start does this; `bun run db:migrate` does only this). */
+export async function migrateModules(modules: ServiceModule[], database: Database): Promise<void> {
+  for (const m of modules) if (m.schema) await migrateSchema(database.db, m.schema.name, m.schema.migrations);
 }
 
 /** Process entry: parse the operator contract, start, stop gracefully on SIGTERM/SIGINT. */

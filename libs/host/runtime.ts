@@ -22,5 +22,7 @@ export interface RunningService {
 
 export interface ServiceModule {
   name: ServiceName;
+  /** The PostgreSQL schema the service owns and its migrations folder; the host migrates it before start. */
+  schema?: { name: string; migrations: string };
   start(rt: Runtime): Promise<RunningService>;
 }

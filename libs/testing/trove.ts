@@ -1,17 +1,10 @@
 // A whole Trove in this process for service tests: every service, a fresh PGlite database, the in-process bus,
 // the gateway on a free port, and two seeded accounts. What is real: all of it; nothing is mocked.
 import { parseConfig } from "@trove/config";
-import { startHost, type ServiceModule } from "@trove/host";
+import { startHost } from "@trove/host";
 import { createLogger } from "@trove/log";
-import { gatewayService } from "@trove/gateway";
-import { itemsService } from "@trove/items";
-import { notesService } from "@trove/notes";
-import { sourcesService } from "@trove/sources";
-import { deliveryService } from "@trove/delivery";
-import { exportsService } from "@trove/exports";
+import { allServices } from "../../services.ts";
 import { freshPglite } from "./pglite.ts";
-
-export const allServices: ServiceModule[] = [itemsService, notesService, sourcesService, deliveryService, exportsService, gatewayService];
 
 export const aliceKey = "test-key-alice-0123456789";
 export const bobKey = "test-key-bob-0123456789ab";

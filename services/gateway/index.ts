@@ -1,6 +1,5 @@
 // The gateway service: HTTP in, bus requests out.
 import { join } from "node:path";
-import { migrateSchema } from "@trove/db";
 import type { ServiceModule } from "@trove/host";
 import { AccountsRepository } from "./accounts.repository.ts";
 import { AccountsService } from "./accounts.service.ts";
@@ -9,8 +8,8 @@ import { checkHealth } from "./health.ts";
 
 export const gatewayService: ServiceModule = {
   name: "gateway",
+  schema: { name: "gateway", migrations: join(import.meta.dir, "migrations") },
   async start(rt) {
-    await migrateSchema(rt.database.db, "gateway", join(import.meta.dir, "migrations"));
     const accounts = new AccountsService(new AccountsRepository(rt.database.db), rt.log);
     await accounts.seed(rt.config.seedAccounts);
     const app = createGatewayApp({
