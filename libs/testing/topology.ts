@@ -107,9 +107,9 @@ export interface Topology {
 }
 
 /** Every service as its own process: `bun run services/<name>/main.ts`. */
-export async function launchDistributed(backing: Backing): Promise<Topology> {
+export async function launchDistributed(backing: Backing, extraEnv: Record<string, string> = {}): Promise<Topology> {
   const port = await freePort();
-  const env = processEnv(backing, port);
+  const env = processEnv(backing, port, extraEnv);
   const procs = new Map<string, Subprocess>();
   const start = (name: string) => procs.set(name, spawnBun(`services/${name}/main.ts`, env));
   for (const name of serviceNames) start(name);
