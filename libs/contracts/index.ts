@@ -4,3 +4,4 @@ export * from "./operations.ts";
 
 export const apiVersion = "2026-08-24";
 export const documentVersion = "0.1.0";
+export * from "./slug.ts";

@@ -32,6 +32,20 @@ export const ItemContent = t.Object({
   media: t.Array(t.Record(t.String(), t.Unknown())),
 });
 
+export const Tag = t.Object({ name: t.String(), slug: t.String(), description: t.Optional(t.String()), itemCount: t.Optional(t.Integer()) });
+export const Collection = t.Object({ id: t.String(), name: t.String(), slug: t.String(), itemCount: t.Optional(t.Integer()) });
+
+export const IdList = t.Array(Id, { minItems: 1, maxItems: 1000 });
+
+export const HighlightInput = {
+  text: t.String({ minLength: 1, maxLength: 20_000 }),
+  prefix: t.Optional(t.String({ maxLength: 2_000 })),
+  suffix: t.Optional(t.String({ maxLength: 2_000 })),
+  note: t.Optional(t.String({ maxLength: 20_000 })),
+  startOffset: t.Optional(t.Integer({ minimum: 0 })),
+  endOffset: t.Optional(t.Integer({ minimum: 0 })),
+};
+
 export const Highlight = t.Object({
   id: t.String(),
   itemId: t.String(),
@@ -43,6 +57,18 @@ export const Highlight = t.Object({
   endOffset: t.Nullable(t.Integer()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+});
+
+export const MediaRef = t.Object({
+  id: t.String(),
+  kind: t.Union([t.Literal("web"), t.Literal("upload")]),
+  url: t.String({ description: "source https URL for web captures; the authenticated service URL for uploads" }),
+  alt: t.String(),
+  title: t.String(),
+  width: t.Optional(t.Integer()),
+  height: t.Optional(t.Integer()),
+  contentType: t.Optional(t.String()),
+  size: t.Optional(t.Integer()),
 });
 
 export const Item = t.Object({
@@ -72,6 +98,8 @@ export const Item = t.Object({
   contentMarkdown: t.Optional(t.String()),
   content: t.Optional(ItemContent),
   highlights: t.Optional(t.Array(Highlight)),
+  collectionIds: t.Array(t.String()),
+  source: t.Nullable(t.String()),
 });
 
 export const SyncResponse = t.Object({
@@ -120,3 +148,9 @@ export const HealthReport = t.Object({
 
 export type ItemDto = Static<typeof Item>;
 export type HealthReportDto = Static<typeof HealthReport>;
+
+export type TagDto = Static<typeof Tag>;
+export type CollectionDto = Static<typeof Collection>;
+export type HighlightDto = Static<typeof Highlight>;
+export type MediaRefDto = Static<typeof MediaRef>;
+export type SyncDto = Static<typeof SyncResponse>;

@@ -4,6 +4,7 @@ import { ConfigError, config as loadConfig, type Config } from "@trove/config";
 import { openBus, type Bus } from "@trove/bus";
 import { migrateSchema, openDatabase, type Database } from "@trove/db";
 import { createLogger, type Logger } from "@trove/log";
+import { openBlobs } from "@trove/blobs";
 import type { RunningService, Runtime, ServiceModule } from "./runtime.ts";
 
 export interface Host {
@@ -29,7 +30,8 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   const bus =
     opts.bus ?? (await openBus({ natsUrl: config.natsUrl, prefix: config.busPrefix, log, name: modules.map((m) => m.name).join(",") }));
-  const runtime: Runtime = { config, log, bus, database, deployment };
+  const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir });
+  const runtime: Runtime = { config, log, bus, database, blobs, deployment };
   const running: RunningService[] = [];
   const healthSubs = modules.map((m) =>
     bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy() })),
@@ -40,6 +42,7 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   } catch (err) {
     await Promise.allSettled(running.map((r) => r.stop()));
     await bus.close().catch(() => {});
+    await blobs.close().catch(() => {});
     await database.close().catch(() => {});
     throw err;
   }
@@ -52,6 +55,7 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
         for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
         for (const s of healthSubs) await s.stop().catch(() => {});
         await bus.close().catch((err) => log.error({ err }, "bus close failed"));
+        await blobs.close().catch(() => {});
         await database.close().catch((err) => log.error({ err }, "database close failed"));
       })()),
   };

@@ -2,6 +2,7 @@
 import type { Config } from "@trove/config";
 import type { Bus } from "@trove/bus";
 import type { Database } from "@trove/db";
+import type { BlobStore } from "@trove/blobs";
 import type { Logger } from "@trove/log";
 import type { ServiceName } from "@trove/contracts";
 
@@ -10,6 +11,8 @@ export interface Runtime {
   log: Logger;
   bus: Bus;
   database: Database;
+  /** Uploaded files: under the data directory, or the NATS Object Store. */
+  blobs: BlobStore;
   /** "embedded" when every service shares this process. */
   deployment: "embedded" | "distributed";
 }

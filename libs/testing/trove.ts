@@ -1,5 +1,9 @@
 // A whole Trove in this process for service tests: every service, a fresh PGlite database, the in-process bus,
 // the gateway on a free port, and two seeded accounts. What is real: all of it; nothing is mocked.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Kysely } from "kysely";
 import { parseConfig } from "@trove/config";
 import { startHost } from "@trove/host";
 import { createLogger } from "@trove/log";
@@ -19,6 +23,8 @@ export type ApiResponse = Omit<Response, "json"> & { json(): Promise<any> };
 
 export interface TestTrove {
   url: string;
+  /** The database, to read what has no HTTP face yet (the event outbox). */
+  db: Kysely<any>;
   /** Every log line written so far, parsed. */
   logs: Record<string, unknown>[];
   /** fetch against the gateway, as alice unless `key` says otherwise (null: no credential). */
@@ -27,8 +33,10 @@ export interface TestTrove {
 }
 
 export async function startTrove(env: Record<string, string> = {}): Promise<TestTrove> {
+  const dataDir = mkdtempSync(join(tmpdir(), "trove-test-"));
   const config = parseConfig({
     PORT: "0",
+    TROVE_DATA_DIR: dataDir,
     LOG_LEVEL: "info",
     TROVE_SEED_ACCOUNTS: seedAccounts,
     TROVE_ALLOW_PRIVATE_NETWORK: "1",
@@ -44,6 +52,7 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Test
   const url = host.url!;
   return {
     url,
+    db: host.runtime.database.db,
     logs,
     api: (path, init = {}) => {
       const { key = aliceKey, json, ...rest } = init;
@@ -52,7 +61,10 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Test
       if (json !== undefined) headers.set("content-type", "application/json");
       return fetch(url + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
     },
-    stop: () => host.stop(),
+    stop: async () => {
+      await host.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -2,29 +2,58 @@
 import type { Caller } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import type { HandlerTable } from "@trove/host";
-import { ItemsService, parseStatuses } from "./items.service.ts";
-import { parseTime } from "./time.ts";
+import type { CollectionsService } from "./collections.service.ts";
+import type { HighlightsService } from "./highlights.service.ts";
+import type { IngestService } from "./ingest.service.ts";
+import type { ItemsService } from "./items.service.ts";
+import type { MediaService } from "./media.service.ts";
+import type { TagsService } from "./tags.service.ts";
 
-const caller = (c: Caller | null): Caller => {
+export interface ItemsDomain {
+  items: ItemsService;
+  ingest: IngestService;
+  tags: TagsService;
+  collections: CollectionsService;
+  highlights: HighlightsService;
+  media: MediaService;
+}
+
+const who = (c: Caller | null): Caller => {
   if (!c) throw new AppError("unauthorized", "no caller");
   return c;
 };
 
-export const itemsEndpoints = (items: ItemsService): HandlerTable<"items"> => ({
-  me: (_in, ctx) => items.usage(caller(ctx.caller)),
-  ingest: ({ body }, ctx) => items.ingest(caller(ctx.caller), body),
-  getItem: ({ params }, ctx) => items.get(caller(ctx.caller), params.id),
-  listItems: ({ query }, ctx) =>
-    items.list(
-      caller(ctx.caller),
-      {
-        since: parseTime("since", query.since),
-        until: parseTime("until", query.until),
-        statuses: parseStatuses(query.status),
-        source: query.source,
-        limit: query.limit ?? 200,
-        offset: query.offset ?? 0,
-      },
-      query.include === "content",
-    ),
+export const itemsEndpoints = (d: ItemsDomain): HandlerTable<"items"> => ({
+  me: (_, ctx) => d.items.usage(who(ctx.caller)),
+  stats: ({ query }, ctx) => d.items.stats(who(ctx.caller), query),
+  ingest: ({ body }, ctx) => d.ingest.ingest(who(ctx.caller), body),
+  listItems: ({ query }, ctx) => d.items.list(who(ctx.caller), query, query.include === "content"),
+  feed: ({ query }, ctx) => d.items.feed(who(ctx.caller), query),
+  getItem: ({ params }, ctx) => d.items.get(who(ctx.caller), params.id),
+  updateItem: ({ params, body }, ctx) => d.items.update(who(ctx.caller), params.id, body),
+  archiveItems: ({ body }, ctx) => d.items.archive(who(ctx.caller), body.ids),
+  markProcessed: ({ body }, ctx) => d.items.markProcessed(who(ctx.caller), body.ids),
+  deleteItems: async ({ body }, ctx) => {
+    const caller = who(ctx.caller);
+    const blobKeys = await d.media.blobKeysOf(caller.accountId, body.ids);
+    return d.items.delete(caller, body.ids, async (deleted) => {
+      if (deleted.length > 0) await d.media.dropBlobs(blobKeys);
+    });
+  },
+  itemContent: ({ params }, ctx) => d.items.content(who(ctx.caller), params.id),
+  readItem: ({ params, query }, ctx) => d.items.read(who(ctx.caller), params.id, query),
+  listMedia: ({ params, query }, ctx) => d.media.list(who(ctx.caller), params.id, query.limit ?? 20, query.offset ?? 0),
+  uploadMedia: ({ params, body }, ctx) => d.media.upload(who(ctx.caller), params.id, body),
+  getMedia: ({ params }, ctx) => d.media.get(who(ctx.caller), params.id, params.mediaId),
+  listHighlights: ({ params, query }, ctx) => d.highlights.list(who(ctx.caller), params.id, query.limit ?? 25, query.offset ?? 0),
+  createHighlight: ({ params, body }, ctx) => d.highlights.create(who(ctx.caller), params.id, body),
+  getHighlight: ({ params }, ctx) => d.highlights.get(who(ctx.caller), params.id),
+  updateHighlight: ({ params, body }, ctx) => d.highlights.update(who(ctx.caller), params.id, body),
+  deleteHighlight: ({ params }, ctx) => d.highlights.delete(who(ctx.caller), params.id),
+  listTags: (_, ctx) => d.tags.list(who(ctx.caller)),
+  createTag: ({ body }, ctx) => d.tags.create(who(ctx.caller), body),
+  updateTag: ({ params, body }, ctx) => d.tags.update(who(ctx.caller), params.slug, body),
+  deleteTag: ({ params }, ctx) => d.tags.delete(who(ctx.caller), params.slug),
+  listCollections: (_, ctx) => d.collections.list(who(ctx.caller)),
+  createCollection: ({ body }, ctx) => d.collections.create(who(ctx.caller), body.name),
 });

@@ -1,19 +1,43 @@
-// The items service: saved pages, their content, tags, collections, highlights and the item event outbox.
+// The items service: saved pages, their content, tags, collections, highlights, media and the item event outbox.
 import { join } from "node:path";
 import { serveOperations, type ServiceModule } from "@trove/host";
+import { CollectionsRepository } from "./collections.repository.ts";
+import { CollectionsService } from "./collections.service.ts";
 import { itemsEndpoints } from "./endpoints.ts";
+import { HighlightsRepository } from "./highlights.repository.ts";
+import { HighlightsService } from "./highlights.service.ts";
+import { IngestService } from "./ingest.service.ts";
 import { ItemsRepository } from "./items.repository.ts";
 import { ItemsService } from "./items.service.ts";
+import { MediaRepository } from "./media.repository.ts";
+import { MediaService } from "./media.service.ts";
+import { TagsRepository } from "./tags.repository.ts";
+import { TagsService } from "./tags.service.ts";
 
 export const itemsService: ServiceModule = {
   name: "items",
   schema: { name: "items", migrations: join(import.meta.dir, "migrations") },
   async start(rt) {
-    const service = new ItemsService(new ItemsRepository(rt.database.db));
-    const subs = serveOperations(rt.bus, "items", itemsEndpoints(service), rt.log);
+    const db = rt.database.db;
+    const itemsRepo = new ItemsRepository(db);
+    const tags = new TagsService(new TagsRepository(db), itemsRepo, rt.bus, rt.log);
+    const collections = new CollectionsService(new CollectionsRepository(db));
+    const items = new ItemsService(itemsRepo, tags, collections);
+    const highlights = new HighlightsService(new HighlightsRepository(db), itemsRepo);
+    const media = new MediaService(new MediaRepository(db), itemsRepo, rt.blobs);
+    const ingest = new IngestService(
+      itemsRepo,
+      items,
+      highlights,
+      media,
+      { allowPrivateNetwork: rt.config.allowPrivateNetwork, waitMs: rt.config.ingestWaitMs },
+      rt.log,
+    );
+    const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media }), rt.log);
     return {
       stop: async () => {
         for (const s of subs) await s.stop();
+        await ingest.drain();
       },
     };
   },

@@ -1,5 +1,7 @@
-// Every query of the items schema. Kysely only; the owner's account id is part of every signature.
-import { sql, type Kysely } from "kysely";
+// Every query of the items table, the outbox and the usage counters. Kysely only; the owner's account id
+// is part of every signature.
+import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from "kysely";
+import type { KeyScope } from "@trove/contracts";
 
 export interface ItemRow {
   id: string;
@@ -22,8 +24,12 @@ export interface ItemRow {
   content_source: string | null;
   content_extracted_at: number | null;
   content_extract_error: string | null;
-  content_markdown: string | null;
-  content: unknown;
+  content_markdown?: string | null;
+  content?: unknown;
+  /** Attached by reads: the item's tags (in the order added) and collections (newest first). */
+  tag_list: { name: string; slug: string }[];
+  collection_list: { id: string; name: string; slug: string }[];
+  highlight_list?: unknown[] | null;
 }
 
 export interface NewItem {
@@ -45,27 +51,75 @@ export interface ItemEventRow {
   payload: unknown;
 }
 
-export interface ListFilter {
+/** What narrows a list: the caller's filters plus the key's scope. */
+export interface ItemFilter {
   since?: number;
   until?: number;
-  statuses: string[];
+  statuses?: string[];
+  /** Items carrying every one of these tag slugs. */
+  tagSlugs?: string[];
+  /** Items in this collection (an unknown collection matches nothing: pass "" then). */
+  collectionId?: string;
+  /** A capture source name or a website host. */
   source?: string;
+  unprocessedOnly?: boolean;
+  q?: string;
+  scope?: KeyScope | null;
+}
+
+export interface Page {
   limit: number;
   offset: number;
 }
 
+export interface ContentUpdate {
+  title?: string;
+  favicon?: string;
+  contentKey: string | null;
+  contentSize: number;
+  contentTruncated: boolean;
+  contentSource: string | null;
+  contentExtractedAt: number | null;
+  contentExtractError: string | null;
+  contentMarkdown: string | null;
+  content: unknown;
+  now: number;
+}
+
 /** Columns of a list row: everything but the (large) content, unless asked for. */
-const listColumns = [
+const metaColumns = [
   "id", "account_id", "url", "url_hash", "title", "favicon", "status", "times_added", "notes", "source",
   "created_at", "updated_at", "last_seen_at", "processed_at", "content_key", "content_size", "content_truncated",
   "content_source", "content_extracted_at", "content_extract_error",
 ] as const;
+
+type Q = SelectQueryBuilder<any, "items", any>;
+
+// Tags, collections and highlights ride along as JSON, so reading an item is one query.
+const tagList = sql<{ name: string; slug: string }[]>`coalesce((
+  select json_agg(json_build_object('name', t.name, 'slug', t.slug) order by it.added_at, t.slug)
+  from items.item_tags it join items.tags t on t.id = it.tag_id where it.item_id = items.id), '[]'::json)`.as("tag_list");
+const collectionList = sql<{ id: string; name: string; slug: string }[]>`coalesce((
+  select json_agg(json_build_object('id', c.id, 'name', c.name, 'slug', c.slug) order by ic.added_at desc, c.slug)
+  from items.item_collections ic join items.collections c on c.id = ic.collection_id where ic.item_id = items.id), '[]'::json)`.as(
+  "collection_list",
+);
+const highlightList = sql<unknown[] | null>`(
+  select json_agg(json_build_object('id', h.id, 'itemId', h.item_id, 'text', h.text, 'prefix', h.prefix, 'suffix', h.suffix,
+    'note', h.note, 'startOffset', h.start_offset, 'endOffset', h.end_offset, 'createdAt', h.created_at, 'updatedAt', h.updated_at)
+    order by h.created_at, h.id)
+  from items.highlights h where h.item_id = items.id)`.as("highlight_list");
 
 export class ItemsRepository {
   private readonly db: Kysely<any>;
 
   constructor(private readonly root: Kysely<any>) {
     this.db = root.withSchema("items");
+  }
+
+  /** The connection (or transaction) this repository runs on, for sibling repositories in the same transaction. */
+  get kysely(): Kysely<any> {
+    return this.root;
   }
 
   /** Runs fn in one transaction, with a repository bound to it. */
@@ -92,6 +146,7 @@ export class ItemsRepository {
         oc.columns(["account_id", "url_hash"]).doUpdateSet({
           times_added: sql`items.times_added + 1`,
           last_seen_at: item.now,
+          updated_at: item.now,
         }),
       )
       // xmax is 0 only for a freshly inserted row: tells insert from update in one statement.
@@ -100,32 +155,174 @@ export class ItemsRepository {
     return { id: row.id as string, inserted: row.inserted as boolean };
   }
 
-  async getById(accountId: string, id: string): Promise<ItemRow | undefined> {
+  async findByHash(accountId: string, urlHash: string): Promise<ItemRow | undefined> {
     return (await this.db
       .selectFrom("items")
-      .selectAll()
+      .select([...metaColumns, tagList, collectionList])
       .where("account_id", "=", accountId)
-      .where("id", "=", id)
+      .where("url_hash", "=", urlHash)
       .executeTakeFirst()) as ItemRow | undefined;
   }
 
-  async list(accountId: string, f: ListFilter, withContent: boolean): Promise<{ rows: ItemRow[]; total: number }> {
-    let q = this.db.selectFrom("items").where("account_id", "=", accountId);
-    if (f.since !== undefined) q = q.where("created_at", ">=", f.since);
-    if (f.until !== undefined) q = q.where("created_at", "<=", f.until);
-    if (f.statuses.length > 0) q = q.where("status", "in", f.statuses);
-    if (f.source !== undefined) q = q.where("source", "=", f.source);
+  /** One item the caller may see (its scope applied), with content and highlights when asked. */
+  async getById(
+    accountId: string,
+    id: string,
+    opts: { content?: boolean; highlights?: boolean; scope?: KeyScope | null } = {},
+  ): Promise<ItemRow | undefined> {
+    let q = this.db.selectFrom("items").where("account_id", "=", accountId).where("id", "=", id) as Q;
+    q = this.applyScope(q, accountId, opts.scope ?? null);
+    return (await q
+      .select([...metaColumns, tagList, collectionList])
+      .$if(opts.content === true, (qb) => qb.select(["content_markdown", "content"]))
+      .$if(opts.highlights === true, (qb) => qb.select(highlightList))
+      .executeTakeFirst()) as ItemRow | undefined;
+  }
+
+  /** The stored Markdown of one item (for reads and anchoring). */
+  async markdownOf(accountId: string, id: string): Promise<string | null | undefined> {
+    const row = await this.db
+      .selectFrom("items")
+      .select("content_markdown")
+      .where("account_id", "=", accountId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row ? (row.content_markdown as string | null) : undefined;
+  }
+
+  /** Ids among `ids` that belong to the account and its scope, with their rows. */
+  async getMany(accountId: string, ids: string[], scope: KeyScope | null): Promise<ItemRow[]> {
+    if (ids.length === 0) return [];
+    let q = this.db.selectFrom("items").where("account_id", "=", accountId).where("id", "in", ids);
+    q = this.applyScope(q, accountId, scope);
+    return (await q.select([...metaColumns, tagList, collectionList]).execute()) as ItemRow[];
+  }
+
+  async list(accountId: string, f: ItemFilter, page: Page, withContent: boolean): Promise<{ rows: ItemRow[]; total: number }> {
+    const q = this.filtered(accountId, f);
     const [rows, count] = await Promise.all([
       q
-        .select(withContent ? [...listColumns, "content_markdown", "content"] : [...listColumns])
+        .select([...metaColumns, tagList, collectionList])
+        .$if(withContent, (qb) => qb.select(["content_markdown", "content"]))
         .orderBy("created_at", "desc")
         .orderBy("id", "desc")
-        .limit(f.limit)
-        .offset(f.offset)
+        .limit(page.limit)
+        .offset(page.offset)
         .execute(),
       q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
     ]);
     return { rows: rows as ItemRow[], total: count.n };
+  }
+
+  async count(accountId: string, f: ItemFilter): Promise<number> {
+    const row = await this.filtered(accountId, f).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  async countByStatus(accountId: string, scope: KeyScope | null): Promise<Record<string, number>> {
+    const rows = await this.applyScope(this.db.selectFrom("items").where("account_id", "=", accountId), accountId, scope)
+      .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
+      .groupBy("status")
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.status as string, r.n as number]));
+  }
+
+  private filtered(accountId: string, f: ItemFilter): Q {
+    let q = this.db.selectFrom("items").where("account_id", "=", accountId) as Q;
+    if (f.since !== undefined) q = q.where("created_at", ">=", f.since);
+    if (f.until !== undefined) q = q.where("created_at", "<=", f.until);
+    if (f.statuses && f.statuses.length > 0) q = q.where("status", "in", f.statuses);
+    if (f.unprocessedOnly) q = q.where("processed_at", "is", null);
+    if (f.source !== undefined) {
+      const host = f.source.toLowerCase().replace(/^www\./, "");
+      q = q.where((eb) =>
+        eb.or([
+          eb("source", "=", f.source!),
+          eb(sql`regexp_replace(split_part(split_part(url, '://', 2), '/', 1), '^www\\.', '')`, "=", host),
+        ]),
+      );
+    }
+    if (f.tagSlugs && f.tagSlugs.length > 0) {
+      const slugs = f.tagSlugs;
+      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) =>
+        eb
+          .selectFrom("item_tags as it")
+          .innerJoin("tags as t", "t.id", "it.tag_id")
+          .select("it.item_id")
+          .where("it.account_id", "=", accountId)
+          .where("t.slug", "in", slugs)
+          .groupBy("it.item_id")
+          .having(sql`count(distinct t.slug)`, "=", slugs.length),
+      );
+    }
+    if (f.collectionId !== undefined) {
+      const cid = f.collectionId;
+      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) => eb.selectFrom("item_collections").select("item_id").where("collection_id", "=", cid));
+    }
+    if (f.q) {
+      const like = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where((eb) =>
+        eb.or([eb("title", "ilike", like), eb("url", "ilike", like), eb("notes", "ilike", like), eb("content_markdown", "ilike", like)]),
+      );
+    }
+    return this.applyScope(q, accountId, f.scope ?? null);
+  }
+
+  /** A scoped key sees only items carrying one of its tags, or in its collection. */
+  private applyScope(q: Q, accountId: string, scope: KeyScope | null): Q {
+    if (!scope) return q;
+    if (scope.tagSlugs && scope.tagSlugs.length > 0) {
+      const slugs = scope.tagSlugs;
+      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) =>
+        eb
+          .selectFrom("item_tags as it")
+          .innerJoin("tags as t", "t.id", "it.tag_id")
+          .select("it.item_id")
+          .where("it.account_id", "=", accountId)
+          .where("t.slug", "in", slugs),
+      );
+    }
+    if (scope.collectionId) {
+      const cid = scope.collectionId;
+      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) => eb.selectFrom("item_collections").select("item_id").where("collection_id", "=", cid));
+    }
+    return q;
+  }
+
+  async updateFields(
+    accountId: string,
+    id: string,
+    set: Partial<{ title: string; notes: string; status: string; processed_at: number | null; updated_at: number }>,
+  ): Promise<void> {
+    if (Object.keys(set).length === 0) return;
+    await this.db.updateTable("items").set(set).where("account_id", "=", accountId).where("id", "=", id).execute();
+  }
+
+  async setContent(accountId: string, id: string, c: ContentUpdate): Promise<void> {
+    await this.db
+      .updateTable("items")
+      .set({
+        ...(c.title !== undefined ? { title: c.title } : {}),
+        ...(c.favicon !== undefined ? { favicon: c.favicon } : {}),
+        content_key: c.contentKey,
+        content_size: c.contentSize,
+        content_truncated: c.contentTruncated,
+        content_source: c.contentSource,
+        content_extracted_at: c.contentExtractedAt,
+        content_extract_error: c.contentExtractError,
+        content_markdown: c.contentMarkdown,
+        content: c.content === null ? null : JSON.stringify(c.content),
+        updated_at: c.now,
+      })
+      .where("account_id", "=", accountId)
+      .where("id", "=", id)
+      .execute();
+  }
+
+  async deleteMany(accountId: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const res = await this.db.deleteFrom("items").where("account_id", "=", accountId).where("id", "in", ids).executeTakeFirst();
+    return Number(res.numDeletedRows);
   }
 
   async addEvent(accountId: string, e: ItemEventRow): Promise<void> {
@@ -141,6 +338,18 @@ export class ItemsRepository {
         after_scope: e.afterScope === null ? null : JSON.stringify(e.afterScope),
         payload: JSON.stringify(e.payload),
       })
+      .execute();
+  }
+
+  /** The account's events in log order (tests and the change stream read them). */
+  async events(accountId: string, afterSeq = 0, limit = 1000) {
+    return this.db
+      .selectFrom("item_events")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("seq", ">", afterSeq)
+      .orderBy("seq")
+      .limit(limit)
       .execute();
   }
 

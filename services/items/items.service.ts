@@ -1,57 +1,186 @@
-// Item rules: saving with dedupe, reading within the caller's account, usage counts, and the outbox events.
-import type { Caller, ItemDto } from "@trove/contracts";
+// Item rules: reading within the caller's account and scope, changing items with their outbox events,
+// bulk actions, the feed, stats, plan usage, content and progressive reads.
+import type { Caller, ItemDto, RawReply } from "@trove/contracts";
 import { AppError } from "@trove/errors";
-import { newId, nowMillis, nowSeconds } from "@trove/db";
-import type { ItemRow, ItemsRepository, ListFilter } from "./items.repository.ts";
-import { normalizeUrl, parseSaveUrl, urlHash } from "./url.ts";
+import { nowSeconds } from "@trove/db";
+import { overview, searchWindows, sliceLines } from "@trove/reader";
+import type { CollectionsService } from "./collections.service.ts";
+import { changeEvents, itemEvent, type Scope } from "./events.ts";
+import type { ItemFilter, ItemRow, ItemsRepository, Page } from "./items.repository.ts";
+import type { TagsService } from "./tags.service.ts";
+import { parseTime } from "./time.ts";
 
 const statuses = new Set(["stashed", "flagged", "archived"]);
 
 export const monthKey = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 7);
 
-export class ItemsService {
-  constructor(private readonly repo: ItemsRepository) {}
+export interface ListQuery {
+  since?: string;
+  until?: string;
+  status?: string;
+  tags?: string;
+  collection?: string;
+  source?: string;
+  q?: string;
+  limit?: number;
+  offset?: number;
+}
 
-  async ingest(caller: Caller, input: { url: string; source?: string }) {
-    const url = parseSaveUrl(input.url);
-    const normalized = normalizeUrl(url);
-    const now = nowSeconds();
-    const id = newId();
-    const result = await this.repo.transaction(async (tx) => {
-      const saved = await tx.upsert(caller.accountId, {
-        id,
-        url: normalized,
-        urlHash: urlHash(normalized),
-        title: url.hostname,
-        source: input.source ?? null,
-        now,
-      });
-      if (saved.inserted) {
-        await tx.countUp(caller.accountId, ["lifetime", monthKey(now)]);
-        await tx.addEvent(caller.accountId, {
-          id: newId(),
-          type: "item.created",
-          itemId: saved.id,
-          changedAt: nowMillis(),
-          beforeScope: null,
-          afterScope: { status: "stashed", tagSlugs: [], collectionIds: [] },
-          payload: { changedFields: [] },
-        });
-      }
-      return saved;
-    });
-    return { ok: true, id: result.id, url: normalized, extracted: false };
-  }
+export interface ItemChange {
+  title?: string | null;
+  notes?: string | null;
+  tags?: string[] | null;
+  collectionId?: string;
+  collectionIds?: string[];
+  archived?: boolean;
+  processed?: boolean;
+  status?: "stashed" | "flagged" | "archived";
+}
+
+export class ItemsService {
+  constructor(
+    private readonly repo: ItemsRepository,
+    private readonly tags: TagsService,
+    private readonly collections: CollectionsService,
+  ) {}
 
   async get(caller: Caller, id: string): Promise<ItemDto> {
-    const row = await this.repo.getById(caller.accountId, id);
+    const row = await this.repo.getById(caller.accountId, id, { content: true, highlights: true, scope: caller.scope });
     if (!row) throw new AppError("not_found", "item not found");
     return toItem(row, true);
   }
 
-  async list(caller: Caller, filter: ListFilter, withContent: boolean) {
-    const { rows, total } = await this.repo.list(caller.accountId, filter, withContent);
-    return { items: rows.map((r) => toItem(r, withContent)), limit: filter.limit, offset: filter.offset, count: total };
+  /** Translates the common list filters; an unknown collection matches nothing rather than failing. */
+  async filterOf(caller: Caller, q: ListQuery, defaults: Partial<ItemFilter> = {}): Promise<ItemFilter> {
+    const collection = q.collection?.trim();
+    return {
+      ...defaults,
+      since: parseTime("since", q.since),
+      until: parseTime("until", q.until),
+      statuses: defaults.statuses ?? parseStatuses(q.status),
+      tagSlugs: q.tags ? this.tags.slugsOf(splitList(q.tags)) : undefined,
+      collectionId: collection ? ((await this.collections.resolve(caller, collection))?.id ?? "") : undefined,
+      source: q.source?.trim() || undefined,
+      q: q.q?.trim() || undefined,
+      scope: caller.scope,
+    };
+  }
+
+  async list(caller: Caller, q: ListQuery, withContent: boolean) {
+    const page: Page = { limit: q.limit ?? 200, offset: q.offset ?? 0 };
+    const { rows, total } = await this.repo.list(caller.accountId, await this.filterOf(caller, q), page, withContent);
+    return { items: rows.map((r) => toItem(r, withContent)), limit: page.limit, offset: page.offset, count: total };
+  }
+
+  /** Unprocessed, not archived, each with its structured content and Markdown. */
+  async feed(caller: Caller, q: ListQuery) {
+    const page: Page = { limit: q.limit ?? 200, offset: q.offset ?? 0 };
+    const filter = await this.filterOf(caller, q, { unprocessedOnly: true, statuses: ["stashed", "flagged"] });
+    const { rows, total } = await this.repo.list(caller.accountId, filter, page, true);
+    return { items: rows.map((r) => toItem(r, true)), limit: page.limit, offset: page.offset, count: total };
+  }
+
+  async stats(caller: Caller, q: { since?: string; until?: string }) {
+    const since = parseTime("since", q.since) ?? null;
+    const until = parseTime("until", q.until) ?? null;
+    const byStatus = { stashed: 0, flagged: 0, archived: 0, ...(await this.repo.countByStatus(caller.accountId, caller.scope)) };
+    const count = await this.repo.count(caller.accountId, { since: since ?? undefined, until: until ?? undefined, scope: caller.scope });
+    const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
+    return { total, byStatus, range: { since, until, count } };
+  }
+
+  async update(caller: Caller, id: string, change: ItemChange) {
+    const now = nowSeconds();
+    return this.repo.transaction(async (tx) => {
+      const row = await tx.getById(caller.accountId, id, { content: change.title === null, scope: caller.scope });
+      if (!row) throw new AppError("not_found", "item not found");
+      const before = scopeOf(row);
+      const set: Parameters<ItemsRepository["updateFields"]>[2] = {};
+      const changed: string[] = [];
+      if (change.title !== undefined) {
+        // null restores the page's own title.
+        const title = change.title ?? (extractedTitle(row) || new URL(row.url).hostname);
+        if (title !== row.title) (set.title = title), changed.push("title");
+      }
+      if (change.notes !== undefined && (change.notes ?? "") !== row.notes) (set.notes = change.notes ?? ""), changed.push("notes");
+      let status = change.status ?? row.status;
+      if (change.archived === true) status = "archived";
+      if (change.archived === false && status === "archived") status = "stashed";
+      if (status !== row.status) (set.status = status), changed.push("status");
+      if (change.processed === true && row.processed_at === null) (set.processed_at = now), changed.push("processedAt");
+      if (change.processed === false && row.processed_at !== null) (set.processed_at = null), changed.push("processedAt");
+
+      let tagSlugs = before.tagSlugs;
+      if (change.tags !== undefined) tagSlugs = await this.tags.setItemTags(tx, caller, id, before.tagSlugs, change.tags ?? [], now);
+      let collectionIds = before.collectionIds;
+      if (change.collectionIds !== undefined || change.collectionId !== undefined) {
+        const wanted = change.collectionIds ?? [...before.collectionIds, change.collectionId!];
+        if (change.collectionIds !== undefined && change.collectionId !== undefined) wanted.push(change.collectionId);
+        collectionIds = await this.collections.setItemCollections(tx, caller, id, before.collectionIds, wanted, now);
+      }
+      const after: Scope = { status, tagSlugs, collectionIds };
+      const events = changeEvents(id, before, after, changed);
+      if (events.length > 0) set.updated_at = now;
+      await tx.updateFields(caller.accountId, id, set);
+      for (const e of events) await tx.addEvent(caller.accountId, e);
+      const fresh = (await tx.getById(caller.accountId, id))!;
+      const item = toItem(fresh, false);
+      return {
+        id: item.id,
+        title: item.title,
+        notes: item.notes,
+        status: item.status,
+        tags: item.tags,
+        tagSlugs: item.tagSlugs,
+        collectionName: item.collectionName,
+        collectionSlug: item.collectionSlug,
+        collectionIds: item.collectionIds,
+        processedAt: item.processedAt,
+        updatedAt: item.updatedAt,
+      };
+    });
+  }
+
+  async archive(caller: Caller, ids: string[]) {
+    const unique = [...new Set(ids)];
+    const archived = await this.repo.transaction(async (tx) => {
+      const rows = await tx.getMany(caller.accountId, unique, caller.scope);
+      const now = nowSeconds();
+      for (const row of rows.filter((r) => r.status !== "archived")) {
+        const before = scopeOf(row);
+        await tx.updateFields(caller.accountId, row.id, { status: "archived", updated_at: now });
+        await tx.addEvent(caller.accountId, itemEvent("item.updated", row.id, before, { ...before, status: "archived" }, { changedFields: ["status"] }));
+      }
+      return rows.length;
+    });
+    return { requested: ids.length, archived };
+  }
+
+  async markProcessed(caller: Caller, ids: string[]) {
+    const processed = await this.repo.transaction(async (tx) => {
+      const rows = await tx.getMany(caller.accountId, [...new Set(ids)], caller.scope);
+      const now = nowSeconds();
+      for (const row of rows.filter((r) => r.processed_at === null)) {
+        const scope = scopeOf(row);
+        await tx.updateFields(caller.accountId, row.id, { processed_at: now, updated_at: now });
+        await tx.addEvent(caller.accountId, itemEvent("item.updated", row.id, scope, scope, { changedFields: ["processedAt"] }));
+      }
+      return rows.length;
+    });
+    return { processed };
+  }
+
+  /** Deletes permanently; `afterCommit` gets the deleted ids (to remove their uploads' blobs). */
+  async delete(caller: Caller, ids: string[], afterCommit: (deletedIds: string[]) => Promise<void>) {
+    let gone: string[] = [];
+    const deleted = await this.repo.transaction(async (tx) => {
+      const rows = await tx.getMany(caller.accountId, [...new Set(ids)], caller.scope);
+      gone = rows.map((r) => r.id);
+      for (const row of rows) await tx.addEvent(caller.accountId, itemEvent("item.deleted", row.id, scopeOf(row), null, { url: row.url }));
+      return tx.deleteMany(caller.accountId, gone);
+    });
+    await afterCommit(gone);
+    return { requested: ids.length, deleted };
   }
 
   async usage(caller: Caller) {
@@ -70,14 +199,55 @@ export class ItemsService {
       linkCountMonth: monthCount,
       linkCountPeriod: period,
       linkCountLifetime: lifetime,
+      linkCountMonthKey: month,
     };
   }
+
+  private async markdown(caller: Caller, id: string): Promise<{ row: ItemRow; markdown: string }> {
+    const row = await this.repo.getById(caller.accountId, id, { content: true, scope: caller.scope });
+    if (!row) throw new AppError("not_found", "item not found");
+    return { row, markdown: row.content_markdown ?? "" };
+  }
+
+  async content(caller: Caller, id: string): Promise<RawReply> {
+    const { row, markdown } = await this.markdown(caller, id);
+    return {
+      body: markdown,
+      encoding: "utf8",
+      contentType: "text/markdown; charset=utf-8",
+      headers: {
+        "x-content-size": String(Buffer.byteLength(markdown, "utf8")),
+        "x-content-truncated": String(row.content_truncated),
+        "x-content-available": String(row.content_markdown != null),
+      },
+    };
+  }
+
+  async read(caller: Caller, id: string, q: { view?: string; q?: string; contextLines?: number; limit?: number; lines?: string }) {
+    const { row, markdown } = await this.markdown(caller, id);
+    const view = q.view ?? "overview";
+    const meta = { id: row.id, title: row.title, url: row.url, contentTruncated: row.content_truncated, contentAvailable: row.content_markdown != null };
+    switch (view) {
+      case "overview":
+        return { view, item: meta, ...overview(markdown) };
+      case "search":
+        if (!q.q) throw new AppError("validation_failed", "view=search needs q", { fields: { q: "required for view=search" } });
+        return { view, item: meta, ...searchWindows(markdown, q.q, { contextLines: q.contextLines, limit: q.limit }) };
+      case "lines":
+        if (!q.lines) throw new AppError("validation_failed", "view=lines needs lines=start:end", { fields: { lines: "required for view=lines" } });
+        return { view, item: meta, ...sliceLines(markdown, q.lines) };
+      default:
+        return { view: "full", item: meta, text: markdown, bytes: Buffer.byteLength(markdown, "utf8") };
+    }
+  }
 }
+
+export const splitList = (raw: string) => raw.split(",").map((s) => s.trim()).filter(Boolean);
 
 /** Validates a comma-separated status filter; archived items are left out when none is given. */
 export function parseStatuses(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === "") return ["stashed", "flagged"];
-  const list = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const list = splitList(raw.toLowerCase());
   const bad = list.filter((s) => !statuses.has(s));
   if (bad.length > 0) {
     throw new AppError("validation_failed", `unknown status ${bad.join(", ")}; use stashed, flagged or archived`, {
@@ -87,7 +257,17 @@ export function parseStatuses(raw: string | undefined): string[] {
   return list;
 }
 
+export function scopeOf(r: ItemRow): Scope {
+  return { status: r.status, tagSlugs: r.tag_list.map((t) => t.slug), collectionIds: r.collection_list.map((c) => c.id) };
+}
+
+function extractedTitle(r: ItemRow): string {
+  const fm = (r.content as { meta?: { frontmatter?: { title?: unknown } } } | null)?.meta?.frontmatter;
+  return typeof fm?.title === "string" ? fm.title : "";
+}
+
 export function toItem(r: ItemRow, withContent: boolean): ItemDto {
+  const first = r.collection_list[0];
   const item: ItemDto = {
     id: r.id,
     url: r.url,
@@ -100,22 +280,25 @@ export function toItem(r: ItemRow, withContent: boolean): ItemDto {
     status: r.status as ItemDto["status"],
     timesAdded: r.times_added,
     notes: r.notes,
-    tags: [],
-    tagSlugs: [],
-    collectionName: null,
-    collectionSlug: null,
+    tags: r.tag_list.map((t) => t.name),
+    tagSlugs: r.tag_list.map((t) => t.slug),
+    collectionName: first?.name ?? null,
+    collectionSlug: first?.slug ?? null,
+    collectionIds: r.collection_list.map((c) => c.id),
+    source: r.source,
     contentExtractedAt: r.content_extracted_at,
     contentKey: r.content_key,
     contentSize: r.content_size,
     contentExtractError: r.content_extract_error,
     contentTruncated: r.content_truncated,
     contentSource: r.content_source,
-    contentAvailable: r.content_size > 0,
+    contentAvailable: r.content_extracted_at !== null && r.content_extract_error === null,
     processedAt: r.processed_at,
   };
-  if (withContent && r.content_markdown !== null && r.content_markdown !== undefined) {
+  if (withContent && r.content_markdown != null) {
     item.contentMarkdown = r.content_markdown;
     if (r.content) item.content = r.content as ItemDto["content"];
   }
+  if (r.highlight_list && r.highlight_list.length > 0) item.highlights = r.highlight_list as ItemDto["highlights"];
   return item;
 }

@@ -1,0 +1,89 @@
+// Collections and item membership. Kysely only; the account id in every signature.
+import type { Kysely } from "kysely";
+
+export interface CollectionRow {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+export class CollectionsRepository {
+  private readonly db: Kysely<any>;
+  constructor(root: Kysely<any>) {
+    this.db = root.withSchema("items");
+  }
+
+  /** The collection named by id or slug. */
+  async find(accountId: string, idOrSlug: string[]): Promise<CollectionRow[]> {
+    if (idOrSlug.length === 0) return [];
+    return (await this.db
+      .selectFrom("collections")
+      .select(["id", "name", "slug"])
+      .where("account_id", "=", accountId)
+      .where((eb) => eb.or([eb("id", "in", idOrSlug), eb("slug", "in", idOrSlug)]))
+      .execute()) as CollectionRow[];
+  }
+
+  async ensure(accountId: string, c: { id: string; name: string; slug: string; now: number }): Promise<{ collection: CollectionRow; existing: boolean }> {
+    const inserted = await this.db
+      .insertInto("collections")
+      .values({ id: c.id, account_id: accountId, name: c.name, slug: c.slug, created_at: c.now })
+      .onConflict((oc) => oc.columns(["account_id", "slug"]).doNothing())
+      .returning(["id", "name", "slug"])
+      .executeTakeFirst();
+    if (inserted) return { collection: inserted as CollectionRow, existing: false };
+    const [existing] = await this.find(accountId, [c.slug]);
+    return { collection: existing!, existing: true };
+  }
+
+  async list(accountId: string): Promise<(CollectionRow & { item_count: number })[]> {
+    return (await this.db
+      .selectFrom("collections as c")
+      .leftJoin("item_collections as ic", "ic.collection_id", "c.id")
+      .select(["c.id", "c.name", "c.slug", (eb) => eb.fn.count<number>("ic.item_id").as("item_count")])
+      .where("c.account_id", "=", accountId)
+      .groupBy(["c.id", "c.name", "c.slug"])
+      .orderBy("c.name")
+      .execute()) as (CollectionRow & { item_count: number })[];
+  }
+
+  /** Each item's collections, most recently added first. */
+  async forItems(accountId: string, itemIds: string[]): Promise<Map<string, CollectionRow[]>> {
+    const out = new Map<string, CollectionRow[]>();
+    if (itemIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom("item_collections as ic")
+      .innerJoin("collections as c", "c.id", "ic.collection_id")
+      .select(["ic.item_id", "c.id", "c.name", "c.slug"])
+      .where("ic.account_id", "=", accountId)
+      .where("ic.item_id", "in", itemIds)
+      .orderBy("ic.added_at", "desc")
+      .orderBy("c.slug")
+      .execute();
+    for (const r of rows) {
+      const list = out.get(r.item_id as string) ?? [];
+      list.push({ id: r.id as string, name: r.name as string, slug: r.slug as string });
+      out.set(r.item_id as string, list);
+    }
+    return out;
+  }
+
+  async link(accountId: string, itemId: string, collectionIds: string[], now: number): Promise<void> {
+    if (collectionIds.length === 0) return;
+    await this.db
+      .insertInto("item_collections")
+      .values(collectionIds.map((cid) => ({ account_id: accountId, item_id: itemId, collection_id: cid, added_at: now })))
+      .onConflict((oc) => oc.columns(["item_id", "collection_id"]).doNothing())
+      .execute();
+  }
+
+  async unlink(accountId: string, itemId: string, collectionIds: string[]): Promise<void> {
+    if (collectionIds.length === 0) return;
+    await this.db
+      .deleteFrom("item_collections")
+      .where("account_id", "=", accountId)
+      .where("item_id", "=", itemId)
+      .where("collection_id", "in", collectionIds)
+      .execute();
+  }
+}

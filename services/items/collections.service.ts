@@ -1,0 +1,48 @@
+// Collection rules: named by id, name or slug; creating an existing name returns the existing collection.
+import { slugify, type Caller, type CollectionDto } from "@trove/contracts";
+import { AppError } from "@trove/errors";
+import { newId, nowSeconds } from "@trove/db";
+import { CollectionsRepository, type CollectionRow } from "./collections.repository.ts";
+import type { ItemsRepository } from "./items.repository.ts";
+import { tagSlug } from "./tags.service.ts";
+
+const toDto = (c: CollectionRow, itemCount?: number): CollectionDto => ({
+  id: c.id,
+  name: c.name,
+  slug: c.slug,
+  ...(itemCount !== undefined ? { itemCount } : {}),
+});
+
+export class CollectionsService {
+  constructor(private readonly repo: CollectionsRepository) {}
+
+  async list(caller: Caller) {
+    return { collections: (await this.repo.list(caller.accountId)).map((c) => toDto(c, c.item_count)) };
+  }
+
+  async create(caller: Caller, name: string) {
+    const clean = name.trim();
+    if (!clean) throw new AppError("validation_failed", "name is empty", { fields: { name: "must not be blank" } });
+    const { collection, existing } = await this.repo.ensure(caller.accountId, { id: newId(), name: clean, slug: tagSlug(clean), now: nowSeconds() });
+    return { collection: toDto(collection), existing };
+  }
+
+  /** The collection an id, name or slug names, or undefined. */
+  async resolve(caller: Caller, ref: string, repo = this.repo): Promise<CollectionRow | undefined> {
+    const found = await repo.find(caller.accountId, [ref, slugify(ref) || tagSlug(ref)]);
+    return found.find((c) => c.id === ref) ?? found[0];
+  }
+
+  /** Sets an item's collections to exactly `wanted` (ids, names or slugs; unknown names are created). */
+  async setItemCollections(tx: ItemsRepository, caller: Caller, itemId: string, current: string[], wanted: string[], now: number): Promise<string[]> {
+    const repo = new CollectionsRepository(tx.kysely);
+    const ids: string[] = [];
+    for (const ref of wanted.map((w) => w.trim()).filter(Boolean)) {
+      const found = (await this.resolve(caller, ref, repo)) ?? (await repo.ensure(caller.accountId, { id: newId(), name: ref, slug: tagSlug(ref), now })).collection;
+      if (!ids.includes(found.id)) ids.push(found.id);
+    }
+    await repo.unlink(caller.accountId, itemId, current.filter((c) => !ids.includes(c)));
+    await repo.link(caller.accountId, itemId, ids.filter((c) => !current.includes(c)), now);
+    return [...current.filter((c) => ids.includes(c)), ...ids.filter((c) => !current.includes(c))];
+  }
+}

@@ -1,0 +1,59 @@
+// Highlights of items. Kysely only; the account id in every signature.
+import type { Kysely } from "kysely";
+
+export interface HighlightRow {
+  id: string;
+  item_id: string;
+  text: string;
+  prefix: string;
+  suffix: string;
+  note: string;
+  start_offset: number | null;
+  end_offset: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type HighlightChange = Partial<Pick<HighlightRow, "text" | "prefix" | "suffix" | "note" | "start_offset" | "end_offset">>;
+
+const columns = ["id", "item_id", "text", "prefix", "suffix", "note", "start_offset", "end_offset", "created_at", "updated_at"] as const;
+
+export class HighlightsRepository {
+  private readonly db: Kysely<any>;
+  constructor(root: Kysely<any>) {
+    this.db = root.withSchema("items");
+  }
+
+  async insert(accountId: string, h: HighlightRow): Promise<void> {
+    await this.db.insertInto("highlights").values({ ...h, account_id: accountId }).execute();
+  }
+
+  async get(accountId: string, id: string): Promise<HighlightRow | undefined> {
+    return (await this.db.selectFrom("highlights").select([...columns]).where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst()) as
+      | HighlightRow
+      | undefined;
+  }
+
+  /** A page of an item's highlights in creation order; one extra row tells whether more follow. */
+  async listForItem(accountId: string, itemId: string, limit: number, offset: number): Promise<HighlightRow[]> {
+    return (await this.db
+      .selectFrom("highlights")
+      .select([...columns])
+      .where("account_id", "=", accountId)
+      .where("item_id", "=", itemId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .limit(limit)
+      .offset(offset)
+      .execute()) as HighlightRow[];
+  }
+
+  async update(accountId: string, id: string, set: HighlightChange & { updated_at: number }): Promise<void> {
+    await this.db.updateTable("highlights").set(set).where("account_id", "=", accountId).where("id", "=", id).execute();
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    const res = await this.db.deleteFrom("highlights").where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+}

@@ -1,0 +1,136 @@
+// Highlight rules: a highlight belongs to an item the caller can see; its offsets are found from its text and
+// anchors when not given, and found again whenever the item's content is extracted anew.
+import type { Caller, HighlightDto } from "@trove/contracts";
+import { AppError } from "@trove/errors";
+import { newId, nowSeconds } from "@trove/db";
+import { anchorsAt, locate } from "./anchors.ts";
+import type { HighlightChange, HighlightRow, HighlightsRepository } from "./highlights.repository.ts";
+import type { ItemsRepository } from "./items.repository.ts";
+
+export interface HighlightInput {
+  text: string;
+  prefix?: string;
+  suffix?: string;
+  note?: string | null;
+  startOffset?: number;
+  endOffset?: number;
+}
+
+const toDto = (h: HighlightRow): HighlightDto => ({
+  id: h.id,
+  itemId: h.item_id,
+  text: h.text,
+  prefix: h.prefix,
+  suffix: h.suffix,
+  note: h.note,
+  startOffset: h.start_offset,
+  endOffset: h.end_offset,
+  createdAt: h.created_at,
+  updatedAt: h.updated_at,
+});
+
+export class HighlightsService {
+  constructor(
+    private readonly repo: HighlightsRepository,
+    private readonly items: ItemsRepository,
+  ) {}
+
+  private async visibleItem(caller: Caller, itemId: string) {
+    const item = await this.items.getById(caller.accountId, itemId, { content: true, scope: caller.scope });
+    if (!item) throw new AppError("not_found", "item not found");
+    return item;
+  }
+
+  private async visibleHighlight(caller: Caller, id: string) {
+    const h = await this.repo.get(caller.accountId, id);
+    // A scoped key sees only highlights of items in its scope.
+    if (!h || (caller.scope && !(await this.items.getById(caller.accountId, h.item_id, { scope: caller.scope })))) {
+      throw new AppError("not_found", "highlight not found");
+    }
+    return h;
+  }
+
+  async list(caller: Caller, itemId: string, limit: number, offset: number) {
+    await this.visibleItem(caller, itemId);
+    const rows = await this.repo.listForItem(caller.accountId, itemId, limit + 1, offset);
+    const hasMore = rows.length > limit;
+    return { highlights: rows.slice(0, limit).map(toDto), hasMore, nextOffset: hasMore ? offset + limit : null };
+  }
+
+  async get(caller: Caller, id: string) {
+    return { highlight: toDto(await this.visibleHighlight(caller, id)) };
+  }
+
+  async create(caller: Caller, itemId: string, input: HighlightInput) {
+    const item = await this.visibleItem(caller, itemId);
+    const now = nowSeconds();
+    const placed = place(item.content_markdown ?? "", input);
+    const row: HighlightRow = { id: newId(), item_id: itemId, note: input.note ?? "", created_at: now, updated_at: now, text: input.text, ...placed };
+    await this.repo.insert(caller.accountId, row);
+    return { highlight: toDto(row) };
+  }
+
+  async update(caller: Caller, id: string, input: Partial<HighlightInput>) {
+    const current = await this.visibleHighlight(caller, id);
+    const set: HighlightChange & { updated_at: number } = { updated_at: nowSeconds() };
+    if (input.note !== undefined) set.note = input.note ?? "";
+    const moved = ["text", "prefix", "suffix", "startOffset", "endOffset"].some((k) => (input as Record<string, unknown>)[k] !== undefined);
+    if (moved) {
+      const markdown = (await this.items.markdownOf(caller.accountId, current.item_id)) ?? "";
+      const text = input.text ?? current.text;
+      const offsetsGiven = input.startOffset !== undefined || input.endOffset !== undefined;
+      Object.assign(
+        set,
+        { text },
+        place(markdown, {
+          text,
+          prefix: input.prefix ?? (offsetsGiven ? undefined : current.prefix),
+          suffix: input.suffix ?? (offsetsGiven ? undefined : current.suffix),
+          startOffset: input.startOffset ?? (offsetsGiven ? (current.start_offset ?? undefined) : undefined),
+          endOffset: input.endOffset ?? (offsetsGiven ? (current.end_offset ?? undefined) : undefined),
+        }),
+      );
+    }
+    await this.repo.update(caller.accountId, id, set);
+    return { highlight: toDto((await this.repo.get(caller.accountId, id))!) };
+  }
+
+  async delete(caller: Caller, id: string) {
+    await this.visibleHighlight(caller, id);
+    await this.repo.delete(caller.accountId, id);
+    return { ok: true, id };
+  }
+
+  /** After new content: each highlight is found again by its text and anchors; offsets follow (null when gone). */
+  async reanchor(accountId: string, itemId: string, markdown: string): Promise<void> {
+    for (let offset = 0; ; offset += 500) {
+      const rows = await this.repo.listForItem(accountId, itemId, 500, offset);
+      for (const h of rows) {
+        const at = locate(markdown, { text: h.text, prefix: h.prefix, suffix: h.suffix });
+        if (at?.start !== h.start_offset || at?.end !== h.end_offset) {
+          await this.repo.update(accountId, h.id, { start_offset: at?.start ?? null, end_offset: at?.end ?? null, updated_at: nowSeconds() });
+        }
+      }
+      if (rows.length < 500) return;
+    }
+  }
+}
+
+/** Offsets and anchors for a highlight: given offsets win when they hold the text; else the text is located. */
+function place(markdown: string, h: HighlightInput): Pick<HighlightRow, "prefix" | "suffix" | "start_offset" | "end_offset"> {
+  const { startOffset: s, endOffset: e } = h;
+  if (s !== undefined && e !== undefined && e < s) {
+    throw new AppError("validation_failed", "endOffset must not be before startOffset", { fields: { endOffset: "must be >= startOffset" } });
+  }
+  if (s !== undefined && e !== undefined && markdown.slice(s, e) === h.text) {
+    const around = anchorsAt(markdown, s, e);
+    return { prefix: h.prefix ?? around.prefix, suffix: h.suffix ?? around.suffix, start_offset: s, end_offset: e };
+  }
+  const at = locate(markdown, h);
+  if (at) {
+    const around = anchorsAt(markdown, at.start, at.end);
+    return { prefix: h.prefix ?? around.prefix, suffix: h.suffix ?? around.suffix, start_offset: at.start, end_offset: at.end };
+  }
+  // Not in the current content (not extracted yet, or a browser-side selection): keep what the caller said.
+  return { prefix: h.prefix ?? "", suffix: h.suffix ?? "", start_offset: s ?? null, end_offset: e ?? null };
+}

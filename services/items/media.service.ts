@@ -1,0 +1,131 @@
+// Media rules: captured web images keep their source URL; uploads are stored as blobs and served at an
+// authenticated URL of this API. Lists never show storage keys.
+import type { BlobStore } from "@trove/blobs";
+import type { Caller, MediaRefDto, RawReply } from "@trove/contracts";
+import { AppError } from "@trove/errors";
+import { newId, nowSeconds } from "@trove/db";
+import type { ItemsRepository } from "./items.repository.ts";
+import type { MediaRepository, MediaRow } from "./media.repository.ts";
+
+/** Largest uploaded image. */
+export const maxUploadBytes = 8 * 1024 * 1024;
+
+export const uploadUrl = (itemId: string, mediaId: string) => `/api/items/${itemId}/media/${mediaId}`;
+
+const toDto = (m: MediaRow): MediaRefDto => ({
+  id: m.id,
+  kind: m.kind,
+  url: m.url,
+  alt: m.alt,
+  title: m.title,
+  ...(m.width !== null ? { width: m.width } : {}),
+  ...(m.height !== null ? { height: m.height } : {}),
+  ...(m.content_type !== null ? { contentType: m.content_type } : {}),
+  ...(m.size !== null ? { size: m.size } : {}),
+});
+
+// Magic numbers: the bytes must be the image type they claim.
+const signatures: Record<string, (b: Uint8Array) => boolean> = {
+  "image/png": (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47,
+  "image/jpeg": (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  "image/gif": (b) => b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46,
+  "image/webp": (b) => String.fromCharCode(...b.slice(0, 4)) === "RIFF" && String.fromCharCode(...b.slice(8, 12)) === "WEBP",
+  "image/avif": (b) => String.fromCharCode(...b.slice(4, 12)).startsWith("ftypavi"),
+  "image/svg+xml": (b) => /<svg[\s>]/i.test(new TextDecoder().decode(b.slice(0, 2048))),
+};
+
+export class MediaService {
+  constructor(
+    private readonly repo: MediaRepository,
+    private readonly items: ItemsRepository,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  private async visibleItem(caller: Caller, itemId: string) {
+    if (!(await this.items.getById(caller.accountId, itemId, { scope: caller.scope }))) throw new AppError("not_found", "item not found");
+  }
+
+  async list(caller: Caller, itemId: string, limit: number, offset: number) {
+    await this.visibleItem(caller, itemId);
+    const { rows, total } = await this.repo.page(caller.accountId, itemId, limit, offset);
+    return { media: rows.map(toDto), limit, offset, count: total, nextOffset: offset + rows.length < total ? offset + rows.length : null };
+  }
+
+  async upload(caller: Caller, itemId: string, input: { contentType: string; dataBase64: string; alt?: string; title?: string }) {
+    await this.visibleItem(caller, itemId);
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(input.dataBase64.replace(/\s+/g, ""))) {
+      throw new AppError("validation_failed", "dataBase64 is not base64", { fields: { dataBase64: "not valid base64" } });
+    }
+    const bytes = new Uint8Array(Buffer.from(input.dataBase64, "base64"));
+    if (bytes.byteLength > maxUploadBytes) throw new AppError("payload_too_large", `images are limited to ${maxUploadBytes} bytes`, { limit: maxUploadBytes });
+    if (!signatures[input.contentType]?.(bytes)) {
+      throw new AppError("validation_failed", `the bytes are not a ${input.contentType} image`, { fields: { dataBase64: `not a ${input.contentType} image` } });
+    }
+    const id = newId();
+    const blobKey = `media-${id}`;
+    await this.blobs.put(blobKey, bytes);
+    const row: MediaRow = {
+      id,
+      item_id: itemId,
+      position: await this.repo.nextPosition(caller.accountId, itemId),
+      kind: "upload",
+      url: uploadUrl(itemId, id),
+      alt: input.alt ?? "",
+      title: input.title ?? "",
+      width: null,
+      height: null,
+      blob_key: blobKey,
+      content_type: input.contentType,
+      size: bytes.byteLength,
+      created_at: nowSeconds(),
+    };
+    await this.repo.insert(caller.accountId, row);
+    return { media: toDto(row) };
+  }
+
+  async get(caller: Caller, itemId: string, mediaId: string): Promise<RawReply> {
+    await this.visibleItem(caller, itemId);
+    const row = await this.repo.get(caller.accountId, itemId, mediaId);
+    if (!row || row.kind !== "upload" || !row.blob_key) throw new AppError("not_found", "no uploaded image with this id");
+    const bytes = await this.blobs.get(row.blob_key);
+    if (!bytes) throw new AppError("not_found", "image data missing");
+    return {
+      body: Buffer.from(bytes).toString("base64"),
+      encoding: "base64",
+      contentType: row.content_type ?? "application/octet-stream",
+      headers: { "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'" },
+    };
+  }
+
+  /** Records the images a capture found, in order (uploads stay, after them). */
+  async replaceWeb(accountId: string, itemId: string, images: { url: string; alt: string; title: string; width?: number; height?: number }[]) {
+    const now = nowSeconds();
+    await this.repo.replaceWeb(
+      accountId,
+      itemId,
+      images.map((m, position) => ({
+        id: newId(),
+        position: position - 100_000, // before any upload
+        kind: "web" as const,
+        url: m.url,
+        alt: m.alt,
+        title: m.title,
+        width: m.width ?? null,
+        height: m.height ?? null,
+        blob_key: null,
+        content_type: null,
+        size: null,
+        created_at: now,
+      })),
+    );
+  }
+
+  /** Blob keys of the items' uploads (read before the items are deleted). */
+  blobKeysOf(accountId: string, itemIds: string[]): Promise<string[]> {
+    return this.repo.blobKeysOfItems(accountId, itemIds);
+  }
+
+  async dropBlobs(keys: string[]) {
+    for (const key of keys) await this.blobs.delete(key);
+  }
+}

@@ -1,0 +1,110 @@
+// Tags and item-tag links. Kysely only; the account id in every signature.
+import type { Kysely } from "kysely";
+
+export interface TagRow {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+}
+
+export class TagsRepository {
+  private readonly db: Kysely<any>;
+  constructor(root: Kysely<any>) {
+    this.db = root.withSchema("items");
+  }
+
+  async bySlugs(accountId: string, slugs: string[]): Promise<TagRow[]> {
+    if (slugs.length === 0) return [];
+    return (await this.db
+      .selectFrom("tags")
+      .select(["id", "name", "slug", "description"])
+      .where("account_id", "=", accountId)
+      .where("slug", "in", slugs)
+      .execute()) as TagRow[];
+  }
+
+  /** Creates the tag unless its slug exists; returns the stored tag and whether it existed. */
+  async ensure(accountId: string, t: { id: string; name: string; slug: string; description?: string | null; now: number }): Promise<{ tag: TagRow; existing: boolean }> {
+    const inserted = await this.db
+      .insertInto("tags")
+      .values({ id: t.id, account_id: accountId, name: t.name, slug: t.slug, description: t.description ?? null, created_at: t.now })
+      .onConflict((oc) => oc.columns(["account_id", "slug"]).doNothing())
+      .returning(["id", "name", "slug", "description"])
+      .executeTakeFirst();
+    if (inserted) return { tag: inserted as TagRow, existing: false };
+    const [tag] = await this.bySlugs(accountId, [t.slug]);
+    return { tag: tag!, existing: true };
+  }
+
+  async update(accountId: string, slug: string, set: { name?: string; description?: string | null }): Promise<TagRow | undefined> {
+    return (await this.db
+      .updateTable("tags")
+      .set(set)
+      .where("account_id", "=", accountId)
+      .where("slug", "=", slug)
+      .returning(["id", "name", "slug", "description"])
+      .executeTakeFirst()) as TagRow | undefined;
+  }
+
+  async delete(accountId: string, tagId: string): Promise<void> {
+    await this.db.deleteFrom("tags").where("account_id", "=", accountId).where("id", "=", tagId).execute();
+  }
+
+  /** Tags on items that are not archived, plus tags on no item at all, with their visible item counts. */
+  async listVisible(accountId: string): Promise<(TagRow & { item_count: number })[]> {
+    const rows = (await this.db
+      .selectFrom("tags as t")
+      .leftJoin("item_tags as it", "it.tag_id", "t.id")
+      .leftJoin("items as i", "i.id", "it.item_id")
+      .select(["t.id", "t.name", "t.slug", "t.description"])
+      .select((eb) => eb.fn.count<number>("i.id").filterWhere("i.status", "!=", "archived").as("item_count"))
+      .select((eb) => eb.fn.count<number>("it.item_id").as("links"))
+      .where("t.account_id", "=", accountId)
+      .groupBy(["t.id", "t.name", "t.slug", "t.description"])
+      .orderBy("t.name")
+      .execute()) as (TagRow & { item_count: number; links: number })[];
+    // Hidden: tags whose every item is archived.
+    return rows.filter((r) => r.links === 0 || r.item_count > 0).map(({ links: _, ...r }) => r);
+  }
+
+  /** Tag names and slugs of each item, in the order they were added. */
+  async forItems(accountId: string, itemIds: string[]): Promise<Map<string, { name: string; slug: string }[]>> {
+    const out = new Map<string, { name: string; slug: string }[]>();
+    if (itemIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom("item_tags as it")
+      .innerJoin("tags as t", "t.id", "it.tag_id")
+      .select(["it.item_id", "t.name", "t.slug"])
+      .where("it.account_id", "=", accountId)
+      .where("it.item_id", "in", itemIds)
+      .orderBy("it.added_at")
+      .orderBy("t.slug")
+      .execute();
+    for (const r of rows) {
+      const list = out.get(r.item_id as string) ?? [];
+      list.push({ name: r.name as string, slug: r.slug as string });
+      out.set(r.item_id as string, list);
+    }
+    return out;
+  }
+
+  async link(accountId: string, itemId: string, tagIds: string[], now: number): Promise<void> {
+    if (tagIds.length === 0) return;
+    await this.db
+      .insertInto("item_tags")
+      .values(tagIds.map((tagId) => ({ account_id: accountId, item_id: itemId, tag_id: tagId, added_at: now })))
+      .onConflict((oc) => oc.columns(["item_id", "tag_id"]).doNothing())
+      .execute();
+  }
+
+  async unlink(accountId: string, itemId: string, tagIds: string[]): Promise<void> {
+    if (tagIds.length === 0) return;
+    await this.db.deleteFrom("item_tags").where("account_id", "=", accountId).where("item_id", "=", itemId).where("tag_id", "in", tagIds).execute();
+  }
+
+  async itemsWithTag(accountId: string, tagId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom("item_tags").select("item_id").where("account_id", "=", accountId).where("tag_id", "=", tagId).execute();
+    return rows.map((r) => r.item_id as string);
+  }
+}

@@ -1,0 +1,107 @@
+// Tag rules: slugs are stable (renaming keeps the slug), names or slugs are accepted anywhere a tag is named,
+// tags are created on first use. Deleting a tag unlinks it from items (with events) and tells the notes service.
+import { createHash } from "node:crypto";
+import type { Bus } from "@trove/bus";
+import { slugify, type Caller, type TagDto } from "@trove/contracts";
+import { AppError } from "@trove/errors";
+import { newId, nowSeconds } from "@trove/db";
+import type { Logger } from "@trove/log";
+import { itemEvent } from "./events.ts";
+import type { ItemsRepository } from "./items.repository.ts";
+import { scopeOf } from "./items.service.ts";
+import { TagsRepository, type TagRow } from "./tags.repository.ts";
+
+/** The slug of a tag name; names with no Latin letters or digits get a short stable hash. */
+export function tagSlug(name: string): string {
+  const slug = slugify(name);
+  return slug || `tag-${createHash("sha256").update(name.trim().toLowerCase()).digest("hex").slice(0, 8)}`;
+}
+
+const toDto = (t: TagRow, itemCount?: number): TagDto => ({
+  name: t.name,
+  slug: t.slug,
+  ...(t.description ? { description: t.description } : {}),
+  ...(itemCount !== undefined ? { itemCount } : {}),
+});
+
+export class TagsService {
+  constructor(
+    private readonly repo: TagsRepository,
+    private readonly items: ItemsRepository,
+    private readonly bus: Bus,
+    private readonly log: Logger,
+  ) {}
+
+  slugsOf(namesOrSlugs: string[]): string[] {
+    return [...new Set(namesOrSlugs.map(tagSlug))];
+  }
+
+  async list(caller: Caller) {
+    return { tags: (await this.repo.listVisible(caller.accountId)).map((t) => toDto(t, t.item_count)) };
+  }
+
+  async create(caller: Caller, input: { name: string; description?: string }) {
+    const name = input.name.trim();
+    if (!name) throw new AppError("validation_failed", "name is empty", { fields: { name: "must not be blank" } });
+    const { tag, existing } = await this.repo.ensure(caller.accountId, {
+      id: newId(),
+      name,
+      slug: tagSlug(name),
+      description: input.description ?? null,
+      now: nowSeconds(),
+    });
+    return { tag: toDto(tag), existing };
+  }
+
+  async update(caller: Caller, slug: string, input: { name?: string; description?: string | null }) {
+    const set: { name?: string; description?: string | null } = {};
+    if (input.name !== undefined) {
+      set.name = input.name.trim();
+      if (!set.name) throw new AppError("validation_failed", "name is empty", { fields: { name: "must not be blank" } });
+    }
+    if (input.description !== undefined) set.description = input.description;
+    const tag = Object.keys(set).length > 0 ? await this.repo.update(caller.accountId, slug, set) : (await this.repo.bySlugs(caller.accountId, [slug]))[0];
+    if (!tag) throw new AppError("not_found", "tag not found");
+    return { tag: toDto(tag) };
+  }
+
+  /** Removes the tag from every item (an item.untagged event each) and deletes it; notes learn of it by event. */
+  async delete(caller: Caller, slug: string) {
+    const itemsUntagged = await this.items.transaction(async (tx) => {
+      const repo = new TagsRepository(tx.kysely);
+      const [tag] = await repo.bySlugs(caller.accountId, [slug]);
+      if (!tag) throw new AppError("not_found", "tag not found");
+      const itemIds = await repo.itemsWithTag(caller.accountId, tag.id);
+      const rows = await tx.getMany(caller.accountId, itemIds, null);
+      for (const row of rows) {
+        const before = scopeOf(row);
+        const after = { ...before, tagSlugs: before.tagSlugs.filter((s) => s !== slug) };
+        await tx.addEvent(caller.accountId, itemEvent("item.untagged", row.id, before, after, { changedFields: ["tags"], tagSlugsRemoved: [slug] }));
+      }
+      await repo.delete(caller.accountId, tag.id);
+      return rows.length;
+    });
+    const eventId = newId();
+    // At least once after commit; the notes service removes the tag from notes when it sees this.
+    await this.bus
+      .publish("tag.deleted", { id: eventId, accountId: caller.accountId, slug, deletedAt: Date.now() }, { id: eventId })
+      .catch((err) => this.log.error({ err, slug }, "could not publish tag.deleted"));
+    return { ok: true, slug, itemsUntagged };
+  }
+
+  /** Sets an item's tags to exactly `wanted` (names or slugs), creating missing tags; returns the slugs. */
+  async setItemTags(tx: ItemsRepository, caller: Caller, itemId: string, current: string[], wanted: string[], now: number): Promise<string[]> {
+    const repo = new TagsRepository(tx.kysely);
+    const bySlug = new Map<string, string>();
+    for (const name of wanted.map((w) => w.trim()).filter(Boolean)) if (!bySlug.has(tagSlug(name))) bySlug.set(tagSlug(name), name);
+    const tags: TagRow[] = [];
+    for (const [slug, name] of bySlug) {
+      tags.push((await repo.ensure(caller.accountId, { id: newId(), name, slug, now })).tag);
+    }
+    const keep = new Set(tags.map((t) => t.slug));
+    const removed = current.filter((s) => !keep.has(s));
+    await repo.unlink(caller.accountId, itemId, (await repo.bySlugs(caller.accountId, removed)).map((t) => t.id));
+    await repo.link(caller.accountId, itemId, tags.filter((t) => !current.includes(t.slug)).map((t) => t.id), now);
+    return [...current.filter((s) => keep.has(s)), ...tags.map((t) => t.slug).filter((s) => !current.includes(s))];
+  }
+}

@@ -1,0 +1,174 @@
+// Real: every service in-process on PGlite and the in-process bus; pages served by a local HTTP server on 127.0.0.1.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { bobKey, eventually, startPageServer, startTrove, type PageServer, type TestTrove } from "@trove/testing";
+
+let trove: TestTrove;
+let pages: PageServer;
+beforeAll(async () => {
+  pages = startPageServer();
+  trove = await startTrove({ TROVE_INGEST_WAIT_MS: "800" });
+});
+afterAll(async () => {
+  await trove.stop();
+  pages.stop();
+});
+
+const ingest = async (body: Record<string, unknown>, key?: string) => {
+  const res = await trove.api("/api/ingest", { method: "POST", json: body, key });
+  return { status: res.status, body: await res.json() };
+};
+const item = async (id: string) => (await trove.api(`/api/items/${id}`)).json();
+
+describe("saving and extracting a page", () => {
+  test("an article is fetched, extracted and stored with its metadata", async () => {
+    const { status, body } = await ingest({ url: `${pages.url}/article?utm_source=newsletter` });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ ok: true, url: `${pages.url}/article`, extracted: true });
+    expect(body.sync).toMatchObject({ received: 1, accepted: 1, added: 1, limitReached: false });
+    const it = await item(body.id);
+    expect(it.title).toBe("Parsing Things Well");
+    expect(it.favicon).toBe(`${pages.url}/static/icon.png`);
+    expect(it).toMatchObject({ contentSource: "fetch", contentTruncated: false, contentExtractError: null, contentAvailable: true });
+    expect(it.contentSize).toBeGreaterThan(300);
+    expect(it.contentKey).toMatch(/^[0-9a-f]{32}$/);
+    expect(it.contentExtractedAt).toBeGreaterThan(0);
+    const md: string = it.contentMarkdown;
+    expect(md).toContain("```typescript");
+    expect(md).toContain("```python");
+    expect(md).toMatch(/\| Approach \| Speed \| Clarity \|/);
+    expect(md).toContain(`(${pages.url}/guide/start)`);
+    expect(md).not.toContain("BUY CHEAP WIDGETS");
+    expect(md).not.toContain("Share on Social");
+    expect(md).not.toContain("All rights reserved");
+    expect(it.content.schemaVersion).toBe(2);
+    expect(it.content.meta.frontmatter).toMatchObject({ title: "Parsing Things Well", source: `${pages.url}/article` });
+    expect(it.content.items.main).toMatchObject({ format: "markdown", markdown: md });
+  });
+
+  test("saving the same page again returns the same item without fetching again", async () => {
+    const before = pages.hits.get("/article") ?? 0;
+    const first = await ingest({ url: `${pages.url}/article` });
+    const again = await ingest({ url: `${pages.url}/article#section` });
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.body).toMatchObject({ extracted: true, sync: { added: 0 } });
+    expect(pages.hits.get("/article")).toBe(before);
+    expect((await item(first.body.id)).timesAdded).toBeGreaterThanOrEqual(3);
+  });
+
+  test("browser-side capture: the HTML is used and nothing is fetched", async () => {
+    const html = "<html><head><title>Paywalled</title></head><body><article><h1>Members only</h1><p>" + "Secret words for members. ".repeat(20) + "</p></article></body></html>";
+    const { body } = await ingest({ url: `${pages.url}/paywalled`, html });
+    expect(body.extracted).toBe(true);
+    expect(pages.hits.get("/paywalled")).toBeUndefined();
+    const it = await item(body.id);
+    expect(it.contentSource).toBe("browser");
+    expect(it.contentMarkdown).toContain("Secret words for members");
+  });
+
+  test("a 404 page is still saved, with the error", async () => {
+    const { status, body } = await ingest({ url: `${pages.url}/missing` });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ ok: true, extracted: false, extractError: expect.stringContaining("404") });
+    const it = await item(body.id);
+    expect(it.contentExtractError).toContain("404");
+    expect(it.contentAvailable).toBe(false);
+  });
+
+  test("redirects are followed up to five hops; more is an error", async () => {
+    const ok = await ingest({ url: `${pages.url}/redirect/4` });
+    expect(ok.body.extracted).toBe(true);
+    expect((await item(ok.body.id)).title).toBe("Parsing Things Well");
+    const tooMany = await ingest({ url: `${pages.url}/redirect/6` });
+    expect(tooMany.body.extracted).toBe(false);
+    expect(tooMany.body.extractError).toMatch(/redirect/i);
+  });
+
+  test("a non-HTML file is saved without content and says why", async () => {
+    const { body } = await ingest({ url: `${pages.url}/file.pdf` });
+    expect(body.extracted).toBe(false);
+    expect(body.extractError).toMatch(/pdf|content type/i);
+  });
+
+  test("a plain-text page becomes Markdown", async () => {
+    const { body } = await ingest({ url: `${pages.url}/notes.txt` });
+    expect(body.extracted).toBe(true);
+    expect((await item(body.id)).contentMarkdown).toContain("Second paragraph of the notes file.");
+  });
+
+  test("a windows-1252 page is decoded", async () => {
+    const { body } = await ingest({ url: `${pages.url}/latin1` });
+    const it = await item(body.id);
+    expect(it.title).toBe("Café crème");
+    expect(it.contentMarkdown).toContain("très apprécié");
+  });
+
+  test("a huge page is cut cleanly and marked truncated", async () => {
+    const { body } = await ingest({ url: `${pages.url}/huge` });
+    expect(body.extracted).toBe(true);
+    const it = await item(body.id);
+    expect(it.contentTruncated).toBe(true);
+    expect(it.contentSize).toBeLessThan(6_000_000);
+    const res = await trove.api(`/api/items/${body.id}/content`);
+    expect(res.headers.get("x-content-truncated")).toBe("true");
+  });
+
+  test("a slow page finishes in the background and the item shows its content when done", async () => {
+    const { body } = await ingest({ url: `${pages.url}/slow` });
+    expect(body).toMatchObject({ ok: true, extracted: false, background: true });
+    await eventually(async () => (await item(body.id)).contentAvailable === true, 10_000);
+    expect((await item(body.id)).title).toBe("Slowly Parsing Things Well");
+  });
+});
+
+describe("refusals", () => {
+  test("non-http URLs answer 400 and save nothing", async () => {
+    for (const url of ["javascript:alert(1)", "file:///etc/passwd", "data:text/html,hi"]) {
+      const { status, body } = await ingest({ url });
+      expect(status).toBe(400);
+      expect(body.error).toBe("validation_failed");
+    }
+  });
+
+  test("wrong types answer 400 validation_failed", async () => {
+    expect((await ingest({ url: ["x"] })).status).toBe(400);
+    expect((await ingest({ url: "https://a.test/", html: 5 })).status).toBe(400);
+    expect((await ingest({ url: "https://a.test/", source: { a: 1 } })).status).toBe(400);
+  });
+
+  test("the plan limit answers 429 quota_reached; re-saving a saved URL is never refused", async () => {
+    const saved: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await ingest({ url: `${pages.url}/article?n=${i}`, html: "<p>quota test page with some words</p>" }, bobKey);
+      expect(r.status).toBe(200);
+      saved.push(r.body.id);
+    }
+    const over = await ingest({ url: `${pages.url}/article?n=99`, html: "<p>one too many</p>" }, bobKey);
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ error: "quota_reached", plan: "free", limitScope: "billing_cycle", linkLimit: 3, linkCount: 3 });
+    expect(over.body.sync).toMatchObject({ linkLimit: 3, limitReached: true });
+    const again = await ingest({ url: `${pages.url}/article?n=1`, html: "<p>again</p>" }, bobKey);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(saved[1]);
+    const me = await (await trove.api("/api/me", { key: bobKey })).json();
+    expect(me).toMatchObject({ linkLimit: 3, linkCount: 3, linkCountPeriod: 3 });
+  });
+});
+
+describe("the SSRF guard", () => {
+  test("without TROVE_ALLOW_PRIVATE_NETWORK, loopback targets answer 400 url_not_allowed and nothing is saved or fetched", async () => {
+    const guarded = await startTrove({ TROVE_ALLOW_PRIVATE_NETWORK: "0" });
+    try {
+      const port = new URL(pages.url).port;
+      const before = pages.hits.get("/article") ?? 0;
+      for (const host of ["127.0.0.1", "127.1", "2130706433", "[::1]", "[::ffff:127.0.0.1]", "localhost", "0.0.0.0"]) {
+        const res = await guarded.api("/api/ingest", { method: "POST", json: { url: `http://${host}:${port}/article` } });
+        expect(res.status).toBe(400);
+        expect((await res.json()).error).toBe("url_not_allowed");
+      }
+      expect(pages.hits.get("/article") ?? 0).toBe(before);
+      expect((await (await guarded.api("/api/items")).json()).count).toBe(0);
+    } finally {
+      await guarded.stop();
+    }
+  });
+});
