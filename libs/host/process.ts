@@ -33,9 +33,6 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir });
   const runtime: Runtime = { config, log, bus, database, blobs, deployment };
   const running: RunningService[] = [];
-  const healthSubs = modules.map((m) =>
-    bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy() })),
-  );
   try {
     await migrateModules(modules, database);
     for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }) }));
@@ -46,6 +43,10 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
     await database.close().catch(() => {});
     throw err;
   }
+  // Health answers only once every operation is served, so "ok" means ready.
+  const healthSubs = modules.map((m) =>
+    bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy() })),
+  );
   let stopping: Promise<void> | undefined;
   return {
     runtime,

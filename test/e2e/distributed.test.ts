@@ -6,8 +6,10 @@ import {
   backingServices,
   bobKey,
   freePort,
+  articleHtml,
   launchDistributed,
   processEnv,
+  startPageServer,
   spawnBun,
   waitForHealth,
   type Backing,
@@ -60,6 +62,45 @@ if ("skip" in backing) {
       const list = await call(topo.url, "/api/items");
       expect(list.body.items.map((i: any) => i.id)).toContain(saved.body.id);
       expect((await call(topo.url, `/api/items/${saved.body.id}`, { key: bobKey })).status).toBe(404);
+    });
+
+    test("the items process fetches and extracts a page served locally", async () => {
+      const pages = startPageServer();
+      try {
+        const saved = await call(topo.url, "/api/ingest", { method: "POST", json: { url: `${pages.url}/article` } });
+        expect(saved.body).toMatchObject({ ok: true, extracted: true });
+        const item = await call(topo.url, `/api/items/${saved.body.id}`);
+        expect(item.body.title).toBe("Parsing Things Well");
+        expect(item.body.contentMarkdown).toContain("```typescript");
+      } finally {
+        pages.stop();
+      }
+    });
+
+    test("replies over 1 MB (a list with content) cross NATS intact", async () => {
+      const words = Array.from({ length: 40_000 }, (_, i) => `word${i}`).join(" "); // under the content cap
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const html = `<html><body><article><h1>Big ${i}</h1><p>${words}</p></article></body></html>`;
+        ids.push((await call(topo.url, "/api/ingest", { method: "POST", json: { url: `https://big.example.test/${i}`, html } })).body.id);
+      }
+      const res = await fetch(`${topo.url}/api/items?include=content&source=big.example.test`, { headers: { authorization: `Bearer ${aliceKey}` } });
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(text.length).toBeGreaterThan(1_200_000);
+      const list = JSON.parse(text);
+      expect(list.items.map((i: any) => i.id).sort()).toEqual(ids.sort());
+      expect(list.items.every((i: any) => i.contentMarkdown.includes("word39999"))).toBe(true);
+    });
+
+    test("an uploaded image round-trips through the object store", async () => {
+      const saved = await call(topo.url, "/api/ingest", { method: "POST", json: { url: "https://img.example.test/", html: articleHtml } });
+      const png = Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), Buffer.alloc(2_000_000, 7)]);
+      const up = await call(topo.url, `/api/items/${saved.body.id}/media`, { method: "POST", json: { contentType: "image/png", dataBase64: png.toString("base64") } });
+      expect(up.status).toBe(200);
+      const res = await fetch(`${topo.url}${up.body.media.url}`, { headers: { authorization: `Bearer ${aliceKey}` } });
+      expect(res.headers.get("content-type")).toBe("image/png");
+      expect(Buffer.from(await res.arrayBuffer()).equals(png)).toBe(true);
     });
 
     test("bad input answers 4xx JSON across the topology", async () => {
