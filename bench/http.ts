@@ -95,7 +95,7 @@ try {
   {
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), "trove-bench-"));
-    const env = processEnv(b, port, { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "info" });
+    const env = processEnv(b, port, { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "info", TROVE_VALIDATE_RESPONSES: "0" });
     delete (env as Record<string, string | undefined>).DATABASE_URL;
     delete (env as Record<string, string | undefined>).NATS_URL;
     const proc = Bun.spawn(["bun", "run", "start"], { cwd: repoRoot, env: { ...env, TROVE_DATA_DIR: dataDir }, stdout: "ignore" });
@@ -108,7 +108,7 @@ try {
   }
   // (c2) distributed: every service its own process over NATS + PostgreSQL
   {
-    const topo = await launchDistributed({ ...b, prefix: `${b.prefix}d` }, { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "info" });
+    const topo = await launchDistributed({ ...b, prefix: `${b.prefix}d` }, { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "info", TROVE_VALIDATE_RESPONSES: "0" });
     const id = await saveOne(topo.url);
     results.push(wrk("(c) GET /api/items/{id} distributed", `${topo.url}/api/items/${id}`, auth));
     await topo.stop();

@@ -53,6 +53,8 @@ export interface Bus {
   readonly kind: "memory" | "nats";
   /** Request-reply with a deadline; error replies are thrown as AppError with their stable code. */
   request(subject: string, payload: unknown, opts?: RequestOptions): Promise<unknown>;
+  /** Like request, but answers the reply's JSON text untouched (the gateway passes it through). */
+  requestJson(subject: string, payload: unknown, opts?: RequestOptions): Promise<string>;
   /** Answers requests on `subject`; one of the serving instances takes each request. */
   serve(subject: string, handler: RequestHandler): Subscription;
   /** Publishes an event at least once; the event id dedupes repeats. */
@@ -67,19 +69,22 @@ export interface Bus {
 export const defaultRequestTimeoutMs = 30_000;
 export const defaultRetryDelaysMs = [1_000, 5_000, 30_000, 120_000];
 
-export type ReplyEnvelope =
-  | { ok: true; data: unknown }
-  | { ok: false; error: { code: ErrorCode; message: string; details?: ErrorDetails } };
+/** A handler's outcome as it travels: the reply's JSON text, or an error with its stable code. */
+export type Reply = { ok: true; json: string } | { ok: false; error: WireError };
 
-/** Runs a handler and turns its outcome, thrown or async, into a reply envelope. */
-export async function runHandler(
-  handler: RequestHandler,
-  payload: unknown,
-  meta: RequestMeta,
-  log: Logger,
-): Promise<ReplyEnvelope> {
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetails;
+}
+
+/** Header that marks an error reply; its body is the JSON of {message, details}. */
+export const errorHeader = "trove-error";
+
+/** Runs a handler and turns its outcome, thrown or async, into a reply. */
+export async function runHandler(handler: RequestHandler, payload: unknown, meta: RequestMeta, log: Logger): Promise<Reply> {
   try {
-    return { ok: true, data: await handler(payload, meta) };
+    return { ok: true, json: encodeJson(await handler(payload, meta)) };
   } catch (err) {
     const appErr = toAppError(err);
     if (appErr.code === "internal_error") {
@@ -89,10 +94,14 @@ export async function runHandler(
   }
 }
 
-/** Unwraps a reply envelope: data, or the AppError it carried. */
-export function unwrapReply(reply: ReplyEnvelope): unknown {
-  if (reply.ok) return reply.data;
-  throw new AppError(reply.error.code, reply.error.message, reply.error.details);
+export function errorFromWire(code: string, body: string): AppError {
+  let parsed: { message?: string; details?: ErrorDetails } = {};
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    // An unreadable error body still carries its code.
+  }
+  return toAppError({ code, message: parsed.message ?? code, details: parsed.details });
 }
 
 /** NATS subject matching: `*` is one token, `>` the rest. */

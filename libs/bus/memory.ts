@@ -15,7 +15,7 @@ import {
   retryDelay,
   runHandler,
   subjectMatches,
-  unwrapReply,
+  errorFromWire,
 } from "./bus.ts";
 
 interface StoredEvent {
@@ -54,6 +54,10 @@ export class MemoryBus implements Bus {
   constructor(private readonly log: Logger) {}
 
   async request(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<unknown> {
+    return JSON.parse(await this.requestJson(subject, payload, opts));
+  }
+
+  async requestJson(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<string> {
     if (this.closed) throw new AppError("service_unavailable", "bus closed");
     const list = this.handlers.get(subject);
     if (!list || list.length === 0) throw new AppError("service_unavailable", `no service answers ${subject}`);
@@ -69,7 +73,8 @@ export class MemoryBus implements Bus {
     });
     try {
       const reply = await Promise.race([runHandler(handler, input, meta, this.log), deadline]);
-      return unwrapReply(JSON.parse(encodeJson(reply)));
+      if (reply.ok) return reply.json;
+      throw errorFromWire(reply.error.code, encodeJson({ message: reply.error.message, details: reply.error.details }));
     } finally {
       clearTimeout(timer);
     }

@@ -24,6 +24,8 @@ export interface Config {
   rateLimit: number;
   maxBodyBytes: number;
   requestTimeoutMs: number;
+  /** Check every service reply against the contract's response schema (tests); off, replies pass through. */
+  validateResponses: boolean;
   /** How long a save waits for fetch and extraction before answering `background: true`. */
   ingestWaitMs: number;
   webhookRetryDelays: number[];
@@ -153,6 +155,7 @@ export function parseConfig(env: Env): Config {
     maxBodyBytes: int(env, "TROVE_MAX_BODY_BYTES", 10 * 1024 * 1024, 1024),
     requestTimeoutMs: int(env, "TROVE_REQUEST_TIMEOUT_MS", 30_000, 100),
     ingestWaitMs: int(env, "TROVE_INGEST_WAIT_MS", 8_000, 0, 60_000),
+    validateResponses: flag(env, "TROVE_VALIDATE_RESPONSES"),
     webhookRetryDelays: seconds(env, "TROVE_WEBHOOK_RETRY_DELAYS", [60, 300, 900, 3600]),
     webhookDisableAfter: int(env, "TROVE_WEBHOOK_DISABLE_AFTER", 20, 1),
     smtpPort: int(env, "TROVE_SMTP_PORT", 2525, 0, 65535),

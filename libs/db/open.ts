@@ -7,6 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { lockDataDir } from "./lock.ts";
+import { preparingPool } from "./prepared.ts";
 
 // Counts and millisecond timestamps fit a double exactly; strings for them would leak into every caller.
 pg.types.setTypeParser(20, Number);
@@ -42,7 +43,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client's network error must not crash the process; the pool replaces the client.
   pool.on("error", () => {});
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: preparingPool(pool) as never }) });
   await ensureExtension(db, "pg_trgm");
   return {
     db,

@@ -3,7 +3,7 @@
 import { ConfigError, config as loadConfig, type Config } from "@trove/config";
 import { openBus, type Bus } from "@trove/bus";
 import { migrateSchema, openDatabase, type Database } from "@trove/db";
-import { createLogger, type Logger } from "@trove/log";
+import { createLogger, flushLogs, type Logger } from "@trove/log";
 import { openBlobs } from "@trove/blobs";
 import type { RunningService, Runtime, ServiceModule } from "./runtime.ts";
 
@@ -85,6 +85,7 @@ export async function runMain(modules: ServiceModule[]): Promise<void> {
     host = await startHost(modules, { config, log });
   } catch (err) {
     log.fatal({ err }, "start failed");
+    flushLogs();
     console.error(`trove: start failed: ${(err as Error).message}`);
     process.exit(1);
   }
@@ -92,8 +93,14 @@ export async function runMain(modules: ServiceModule[]): Promise<void> {
   const shutdown = (signal: string) => {
     log.info({ signal }, "stopping");
     host.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => {
+        flushLogs();
+        process.exit(0);
+      },
+      () => {
+        flushLogs();
+        process.exit(1);
+      },
     );
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));

@@ -71,6 +71,7 @@ export function processEnv(backing: Backing, port: number, extra: Record<string,
     TROVE_SEED_ACCOUNTS: seedAccounts,
     TROVE_ALLOW_PRIVATE_NETWORK: "1",
     LOG_LEVEL: "warn",
+    TROVE_VALIDATE_RESPONSES: "1",
     ...extra,
   };
 }

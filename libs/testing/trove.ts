@@ -40,6 +40,8 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Test
     LOG_LEVEL: "info",
     TROVE_SEED_ACCOUNTS: seedAccounts,
     TROVE_ALLOW_PRIVATE_NETWORK: "1",
+    // Every test checks every reply against the contract's schemas.
+    TROVE_VALIDATE_RESPONSES: "1",
     ...env,
   });
   const logs: Record<string, unknown>[] = [];

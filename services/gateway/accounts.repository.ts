@@ -16,14 +16,14 @@ export interface KeyRow {
 export class AccountsRepository {
   private readonly db: Kysely<any>;
   constructor(db: Kysely<any>) {
-    this.db = db.withSchema("gateway");
+    this.db = db;
   }
 
   /** The live key with this hash and its account, or undefined. */
   async findKey(keyHash: string): Promise<KeyRow | undefined> {
     const row = await this.db
-      .selectFrom("api_keys as k")
-      .innerJoin("accounts as a", "a.id", "k.account_id")
+      .selectFrom("gateway.api_keys as k")
+      .innerJoin("gateway.accounts as a", "a.id", "k.account_id")
       .select([
         "k.id as keyId",
         "k.kind as keyKind",
@@ -43,7 +43,7 @@ export class AccountsRepository {
   /** Creates the account or updates its plan; returns its id. */
   async upsertAccount(a: { id: string; email: string; plan: string; linkLimit: number; limitScope: string; now: number }): Promise<string> {
     const row = await this.db
-      .insertInto("accounts")
+      .insertInto("gateway.accounts")
       .values({ id: a.id, email: a.email, plan: a.plan, link_limit: a.linkLimit, limit_scope: a.limitScope, created_at: a.now })
       .onConflict((oc) => oc.column("email").doUpdateSet({ plan: a.plan, link_limit: a.linkLimit, limit_scope: a.limitScope }))
       .returning("id")
@@ -54,11 +54,11 @@ export class AccountsRepository {
   /** Adds a key unless one with this hash exists; returns the account that holds the hash. */
   async ensureKey(k: { id: string; accountId: string; kind: string; name: string; keyHash: string; access: string; now: number }): Promise<string> {
     await this.db
-      .insertInto("api_keys")
+      .insertInto("gateway.api_keys")
       .values({ id: k.id, account_id: k.accountId, kind: k.kind, name: k.name, key_hash: k.keyHash, access: k.access, created_at: k.now })
       .onConflict((oc) => oc.column("key_hash").doNothing())
       .execute();
-    const row = await this.db.selectFrom("api_keys").select("account_id").where("key_hash", "=", k.keyHash).executeTakeFirstOrThrow();
+    const row = await this.db.selectFrom("gateway.api_keys").select("account_id").where("key_hash", "=", k.keyHash).executeTakeFirstOrThrow();
     return row.account_id as string;
   }
 }

@@ -172,7 +172,10 @@ export function createGatewayApp(deps: GatewayDeps) {
         } else {
           const headers: Record<string, string> = { [requestIdHeader]: requestId };
           if (ctx.caller) headers[callerHeader] = JSON.stringify(ctx.caller);
-          reply = await bus.request(subject, input, { timeoutMs: config.requestTimeoutMs, headers });
+          const json = await bus.requestJson(subject, input, { timeoutMs: config.requestTimeoutMs, headers });
+          // The service's JSON goes out as it came: no parse, no re-encode (unless checking it against the contract).
+          if (!op.produces && !config.validateResponses) return jsonResponse(json, ctx.set.headers);
+          reply = JSON.parse(json);
         }
         if (op.produces) return rawResponse(reply as RawReply, ctx.set.headers);
         return reply;
@@ -195,13 +198,20 @@ export function createGatewayApp(deps: GatewayDeps) {
   return app;
 }
 
+function withHeaders(set: Record<string, unknown>, extra: Record<string, string>): Headers {
+  const out = new Headers();
+  for (const [k, v] of Object.entries(set)) if (typeof v === "string") out.set(k, v);
+  for (const [k, v] of Object.entries(extra)) out.set(k, v);
+  return out;
+}
+
 function rawResponse(reply: RawReply, headers: Record<string, unknown>): Response {
   const body = reply.encoding === "base64" ? Buffer.from(reply.body, "base64") : reply.body;
-  const out = new Headers();
-  for (const [k, v] of Object.entries(headers)) if (typeof v === "string") out.set(k, v);
-  for (const [k, v] of Object.entries(reply.headers ?? {})) out.set(k, v);
-  out.set("content-type", reply.contentType);
-  return new Response(body, { headers: out });
+  return new Response(body, { headers: withHeaders(headers, { ...reply.headers, "content-type": reply.contentType }) });
+}
+
+function jsonResponse(json: string, headers: Record<string, unknown>): Response {
+  return new Response(json, { headers: withHeaders(headers, { "content-type": "application/json;charset=utf-8" }) });
 }
 
 export type GatewayApp = ReturnType<typeof createGatewayApp>;

@@ -10,14 +10,14 @@ export interface CollectionRow {
 export class CollectionsRepository {
   private readonly db: Kysely<any>;
   constructor(root: Kysely<any>) {
-    this.db = root.withSchema("items");
+    this.db = root;
   }
 
   /** The collection named by id or slug. */
   async find(accountId: string, idOrSlug: string[]): Promise<CollectionRow[]> {
     if (idOrSlug.length === 0) return [];
     return (await this.db
-      .selectFrom("collections")
+      .selectFrom("items.collections")
       .select(["id", "name", "slug"])
       .where("account_id", "=", accountId)
       .where((eb) => eb.or([eb("id", "in", idOrSlug), eb("slug", "in", idOrSlug)]))
@@ -26,7 +26,7 @@ export class CollectionsRepository {
 
   async ensure(accountId: string, c: { id: string; name: string; slug: string; now: number }): Promise<{ collection: CollectionRow; existing: boolean }> {
     const inserted = await this.db
-      .insertInto("collections")
+      .insertInto("items.collections")
       .values({ id: c.id, account_id: accountId, name: c.name, slug: c.slug, created_at: c.now })
       .onConflict((oc) => oc.columns(["account_id", "slug"]).doNothing())
       .returning(["id", "name", "slug"])
@@ -38,8 +38,8 @@ export class CollectionsRepository {
 
   async list(accountId: string): Promise<(CollectionRow & { item_count: number })[]> {
     return (await this.db
-      .selectFrom("collections as c")
-      .leftJoin("item_collections as ic", "ic.collection_id", "c.id")
+      .selectFrom("items.collections as c")
+      .leftJoin("items.item_collections as ic", "ic.collection_id", "c.id")
       .select(["c.id", "c.name", "c.slug", (eb) => eb.fn.count<number>("ic.item_id").as("item_count")])
       .where("c.account_id", "=", accountId)
       .groupBy(["c.id", "c.name", "c.slug"])
@@ -52,8 +52,8 @@ export class CollectionsRepository {
     const out = new Map<string, CollectionRow[]>();
     if (itemIds.length === 0) return out;
     const rows = await this.db
-      .selectFrom("item_collections as ic")
-      .innerJoin("collections as c", "c.id", "ic.collection_id")
+      .selectFrom("items.item_collections as ic")
+      .innerJoin("items.collections as c", "c.id", "ic.collection_id")
       .select(["ic.item_id", "c.id", "c.name", "c.slug"])
       .where("ic.account_id", "=", accountId)
       .where("ic.item_id", "in", itemIds)
@@ -71,7 +71,7 @@ export class CollectionsRepository {
   async link(accountId: string, itemId: string, collectionIds: string[], now: number): Promise<void> {
     if (collectionIds.length === 0) return;
     await this.db
-      .insertInto("item_collections")
+      .insertInto("items.item_collections")
       .values(collectionIds.map((cid) => ({ account_id: accountId, item_id: itemId, collection_id: cid, added_at: now })))
       .onConflict((oc) => oc.columns(["item_id", "collection_id"]).doNothing())
       .execute();
@@ -80,7 +80,7 @@ export class CollectionsRepository {
   async unlink(accountId: string, itemId: string, collectionIds: string[]): Promise<void> {
     if (collectionIds.length === 0) return;
     await this.db
-      .deleteFrom("item_collections")
+      .deleteFrom("items.item_collections")
       .where("account_id", "=", accountId)
       .where("item_id", "=", itemId)
       .where("collection_id", "in", collectionIds)

@@ -21,15 +21,15 @@ const columns = ["id", "item_id", "text", "prefix", "suffix", "note", "start_off
 export class HighlightsRepository {
   private readonly db: Kysely<any>;
   constructor(root: Kysely<any>) {
-    this.db = root.withSchema("items");
+    this.db = root;
   }
 
   async insert(accountId: string, h: HighlightRow): Promise<void> {
-    await this.db.insertInto("highlights").values({ ...h, account_id: accountId }).execute();
+    await this.db.insertInto("items.highlights").values({ ...h, account_id: accountId }).execute();
   }
 
   async get(accountId: string, id: string): Promise<HighlightRow | undefined> {
-    return (await this.db.selectFrom("highlights").select([...columns]).where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst()) as
+    return (await this.db.selectFrom("items.highlights").select([...columns]).where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst()) as
       | HighlightRow
       | undefined;
   }
@@ -37,7 +37,7 @@ export class HighlightsRepository {
   /** A page of an item's highlights in creation order; one extra row tells whether more follow. */
   async listForItem(accountId: string, itemId: string, limit: number, offset: number): Promise<HighlightRow[]> {
     return (await this.db
-      .selectFrom("highlights")
+      .selectFrom("items.highlights")
       .select([...columns])
       .where("account_id", "=", accountId)
       .where("item_id", "=", itemId)
@@ -49,11 +49,11 @@ export class HighlightsRepository {
   }
 
   async update(accountId: string, id: string, set: HighlightChange & { updated_at: number }): Promise<void> {
-    await this.db.updateTable("highlights").set(set).where("account_id", "=", accountId).where("id", "=", id).execute();
+    await this.db.updateTable("items.highlights").set(set).where("account_id", "=", accountId).where("id", "=", id).execute();
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {
-    const res = await this.db.deleteFrom("highlights").where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst();
+    const res = await this.db.deleteFrom("items.highlights").where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
   }
 }

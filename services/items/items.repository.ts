@@ -93,7 +93,7 @@ const metaColumns = [
   "content_source", "content_extracted_at", "content_extract_error",
 ] as const;
 
-type Q = SelectQueryBuilder<any, "items", any>;
+type Q = SelectQueryBuilder<any, any, any>;
 
 // Tags, collections and highlights ride along as JSON, so reading an item is one query.
 const tagList = sql<{ name: string; slug: string }[]>`coalesce((
@@ -114,7 +114,7 @@ export class ItemsRepository {
   private readonly db: Kysely<any>;
 
   constructor(private readonly root: Kysely<any>) {
-    this.db = root.withSchema("items");
+    this.db = root;
   }
 
   /** The connection (or transaction) this repository runs on, for sibling repositories in the same transaction. */
@@ -130,7 +130,7 @@ export class ItemsRepository {
   /** Inserts the item, or counts one more save of the same normalised URL. */
   async upsert(accountId: string, item: NewItem): Promise<{ id: string; inserted: boolean }> {
     const row = await this.db
-      .insertInto("items")
+      .insertInto("items.items")
       .values({
         id: item.id,
         account_id: accountId,
@@ -157,7 +157,7 @@ export class ItemsRepository {
 
   async findByHash(accountId: string, urlHash: string): Promise<ItemRow | undefined> {
     return (await this.db
-      .selectFrom("items")
+      .selectFrom("items.items")
       .select([...metaColumns, tagList, collectionList])
       .where("account_id", "=", accountId)
       .where("url_hash", "=", urlHash)
@@ -170,7 +170,7 @@ export class ItemsRepository {
     id: string,
     opts: { content?: boolean; highlights?: boolean; scope?: KeyScope | null } = {},
   ): Promise<ItemRow | undefined> {
-    let q = this.db.selectFrom("items").where("account_id", "=", accountId).where("id", "=", id) as Q;
+    let q = this.db.selectFrom("items.items").where("account_id", "=", accountId).where("id", "=", id) as Q;
     q = this.applyScope(q, accountId, opts.scope ?? null);
     return (await q
       .select([...metaColumns, tagList, collectionList])
@@ -182,7 +182,7 @@ export class ItemsRepository {
   /** The stored Markdown of one item (for reads and anchoring). */
   async markdownOf(accountId: string, id: string): Promise<string | null | undefined> {
     const row = await this.db
-      .selectFrom("items")
+      .selectFrom("items.items")
       .select("content_markdown")
       .where("account_id", "=", accountId)
       .where("id", "=", id)
@@ -193,7 +193,7 @@ export class ItemsRepository {
   /** Ids among `ids` that belong to the account and its scope, with their rows. */
   async getMany(accountId: string, ids: string[], scope: KeyScope | null): Promise<ItemRow[]> {
     if (ids.length === 0) return [];
-    let q = this.db.selectFrom("items").where("account_id", "=", accountId).where("id", "in", ids);
+    let q = this.db.selectFrom("items.items").where("account_id", "=", accountId).where("id", "in", ids);
     q = this.applyScope(q, accountId, scope);
     return (await q.select([...metaColumns, tagList, collectionList]).execute()) as ItemRow[];
   }
@@ -220,7 +220,7 @@ export class ItemsRepository {
   }
 
   async countByStatus(accountId: string, scope: KeyScope | null): Promise<Record<string, number>> {
-    const rows = await this.applyScope(this.db.selectFrom("items").where("account_id", "=", accountId), accountId, scope)
+    const rows = await this.applyScope(this.db.selectFrom("items.items").where("account_id", "=", accountId), accountId, scope)
       .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
       .groupBy("status")
       .execute();
@@ -228,7 +228,7 @@ export class ItemsRepository {
   }
 
   private filtered(accountId: string, f: ItemFilter): Q {
-    let q = this.db.selectFrom("items").where("account_id", "=", accountId) as Q;
+    let q = this.db.selectFrom("items.items").where("account_id", "=", accountId) as Q;
     if (f.since !== undefined) q = q.where("created_at", ">=", f.since);
     if (f.until !== undefined) q = q.where("created_at", "<=", f.until);
     if (f.statuses && f.statuses.length > 0) q = q.where("status", "in", f.statuses);
@@ -246,8 +246,8 @@ export class ItemsRepository {
       const slugs = f.tagSlugs;
       q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) =>
         eb
-          .selectFrom("item_tags as it")
-          .innerJoin("tags as t", "t.id", "it.tag_id")
+          .selectFrom("items.item_tags as it")
+          .innerJoin("items.tags as t", "t.id", "it.tag_id")
           .select("it.item_id")
           .where("it.account_id", "=", accountId)
           .where("t.slug", "in", slugs)
@@ -257,7 +257,7 @@ export class ItemsRepository {
     }
     if (f.collectionId !== undefined) {
       const cid = f.collectionId;
-      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) => eb.selectFrom("item_collections").select("item_id").where("collection_id", "=", cid));
+      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) => eb.selectFrom("items.item_collections").select("item_id").where("collection_id", "=", cid));
     }
     if (f.q) {
       const like = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -275,8 +275,8 @@ export class ItemsRepository {
       const slugs = scope.tagSlugs;
       q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) =>
         eb
-          .selectFrom("item_tags as it")
-          .innerJoin("tags as t", "t.id", "it.tag_id")
+          .selectFrom("items.item_tags as it")
+          .innerJoin("items.tags as t", "t.id", "it.tag_id")
           .select("it.item_id")
           .where("it.account_id", "=", accountId)
           .where("t.slug", "in", slugs),
@@ -284,7 +284,7 @@ export class ItemsRepository {
     }
     if (scope.collectionId) {
       const cid = scope.collectionId;
-      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) => eb.selectFrom("item_collections").select("item_id").where("collection_id", "=", cid));
+      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) => eb.selectFrom("items.item_collections").select("item_id").where("collection_id", "=", cid));
     }
     return q;
   }
@@ -295,12 +295,12 @@ export class ItemsRepository {
     set: Partial<{ title: string; notes: string; status: string; processed_at: number | null; updated_at: number }>,
   ): Promise<void> {
     if (Object.keys(set).length === 0) return;
-    await this.db.updateTable("items").set(set).where("account_id", "=", accountId).where("id", "=", id).execute();
+    await this.db.updateTable("items.items").set(set).where("account_id", "=", accountId).where("id", "=", id).execute();
   }
 
   async setContent(accountId: string, id: string, c: ContentUpdate): Promise<void> {
     await this.db
-      .updateTable("items")
+      .updateTable("items.items")
       .set({
         ...(c.title !== undefined ? { title: c.title } : {}),
         ...(c.favicon !== undefined ? { favicon: c.favicon } : {}),
@@ -321,13 +321,13 @@ export class ItemsRepository {
 
   async deleteMany(accountId: string, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const res = await this.db.deleteFrom("items").where("account_id", "=", accountId).where("id", "in", ids).executeTakeFirst();
+    const res = await this.db.deleteFrom("items.items").where("account_id", "=", accountId).where("id", "in", ids).executeTakeFirst();
     return Number(res.numDeletedRows);
   }
 
   async addEvent(accountId: string, e: ItemEventRow): Promise<void> {
     await this.db
-      .insertInto("item_events")
+      .insertInto("items.item_events")
       .values({
         id: e.id,
         account_id: accountId,
@@ -344,7 +344,7 @@ export class ItemsRepository {
   /** The account's events in log order (tests and the change stream read them). */
   async events(accountId: string, afterSeq = 0, limit = 1000) {
     return this.db
-      .selectFrom("item_events")
+      .selectFrom("items.item_events")
       .selectAll()
       .where("account_id", "=", accountId)
       .where("seq", ">", afterSeq)
@@ -356,7 +356,7 @@ export class ItemsRepository {
   async countUp(accountId: string, periods: string[]): Promise<void> {
     for (const period of periods) {
       await this.db
-        .insertInto("usage")
+        .insertInto("items.usage")
         .values({ account_id: accountId, period, count: 1 })
         .onConflict((oc) => oc.columns(["account_id", "period"]).doUpdateSet({ count: sql`usage.count + 1` }))
         .execute();
@@ -365,7 +365,7 @@ export class ItemsRepository {
 
   async usage(accountId: string, periods: string[]): Promise<Record<string, number>> {
     const rows = await this.db
-      .selectFrom("usage")
+      .selectFrom("items.usage")
       .select(["period", "count"])
       .where("account_id", "=", accountId)
       .where("period", "in", periods)

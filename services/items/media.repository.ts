@@ -20,27 +20,27 @@ export interface MediaRow {
 export class MediaRepository {
   private readonly db: Kysely<any>;
   constructor(root: Kysely<any>) {
-    this.db = root.withSchema("items");
+    this.db = root;
   }
 
   /** Replaces an item's captured web images (uploads stay, after them). */
   async replaceWeb(accountId: string, itemId: string, rows: Omit<MediaRow, "item_id">[]): Promise<void> {
-    await this.db.deleteFrom("media").where("account_id", "=", accountId).where("item_id", "=", itemId).where("kind", "=", "web").execute();
+    await this.db.deleteFrom("items.media").where("account_id", "=", accountId).where("item_id", "=", itemId).where("kind", "=", "web").execute();
     if (rows.length > 0) {
       await this.db
-        .insertInto("media")
+        .insertInto("items.media")
         .values(rows.map((r) => ({ ...r, account_id: accountId, item_id: itemId })))
         .execute();
     }
   }
 
   async insert(accountId: string, row: MediaRow): Promise<void> {
-    await this.db.insertInto("media").values({ ...row, account_id: accountId }).execute();
+    await this.db.insertInto("items.media").values({ ...row, account_id: accountId }).execute();
   }
 
   async nextPosition(accountId: string, itemId: string): Promise<number> {
     const row = await this.db
-      .selectFrom("media")
+      .selectFrom("items.media")
       .select((eb) => eb.fn.max<number | null>("position").as("p"))
       .where("account_id", "=", accountId)
       .where("item_id", "=", itemId)
@@ -49,7 +49,7 @@ export class MediaRepository {
   }
 
   async page(accountId: string, itemId: string, limit: number, offset: number): Promise<{ rows: MediaRow[]; total: number }> {
-    const base = this.db.selectFrom("media").where("account_id", "=", accountId).where("item_id", "=", itemId);
+    const base = this.db.selectFrom("items.media").where("account_id", "=", accountId).where("item_id", "=", itemId);
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy("position").orderBy("id").limit(limit).offset(offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
@@ -59,7 +59,7 @@ export class MediaRepository {
 
   async get(accountId: string, itemId: string, id: string): Promise<MediaRow | undefined> {
     return (await this.db
-      .selectFrom("media")
+      .selectFrom("items.media")
       .selectAll()
       .where("account_id", "=", accountId)
       .where("item_id", "=", itemId)
@@ -70,7 +70,7 @@ export class MediaRepository {
   async blobKeysOfItems(accountId: string, itemIds: string[]): Promise<string[]> {
     if (itemIds.length === 0) return [];
     const rows = await this.db
-      .selectFrom("media")
+      .selectFrom("items.media")
       .select("blob_key")
       .where("account_id", "=", accountId)
       .where("item_id", "in", itemIds)

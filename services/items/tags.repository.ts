@@ -11,13 +11,13 @@ export interface TagRow {
 export class TagsRepository {
   private readonly db: Kysely<any>;
   constructor(root: Kysely<any>) {
-    this.db = root.withSchema("items");
+    this.db = root;
   }
 
   async bySlugs(accountId: string, slugs: string[]): Promise<TagRow[]> {
     if (slugs.length === 0) return [];
     return (await this.db
-      .selectFrom("tags")
+      .selectFrom("items.tags")
       .select(["id", "name", "slug", "description"])
       .where("account_id", "=", accountId)
       .where("slug", "in", slugs)
@@ -27,7 +27,7 @@ export class TagsRepository {
   /** Creates the tag unless its slug exists; returns the stored tag and whether it existed. */
   async ensure(accountId: string, t: { id: string; name: string; slug: string; description?: string | null; now: number }): Promise<{ tag: TagRow; existing: boolean }> {
     const inserted = await this.db
-      .insertInto("tags")
+      .insertInto("items.tags")
       .values({ id: t.id, account_id: accountId, name: t.name, slug: t.slug, description: t.description ?? null, created_at: t.now })
       .onConflict((oc) => oc.columns(["account_id", "slug"]).doNothing())
       .returning(["id", "name", "slug", "description"])
@@ -39,7 +39,7 @@ export class TagsRepository {
 
   async update(accountId: string, slug: string, set: { name?: string; description?: string | null }): Promise<TagRow | undefined> {
     return (await this.db
-      .updateTable("tags")
+      .updateTable("items.tags")
       .set(set)
       .where("account_id", "=", accountId)
       .where("slug", "=", slug)
@@ -48,15 +48,15 @@ export class TagsRepository {
   }
 
   async delete(accountId: string, tagId: string): Promise<void> {
-    await this.db.deleteFrom("tags").where("account_id", "=", accountId).where("id", "=", tagId).execute();
+    await this.db.deleteFrom("items.tags").where("account_id", "=", accountId).where("id", "=", tagId).execute();
   }
 
   /** Tags on items that are not archived, plus tags on no item at all, with their visible item counts. */
   async listVisible(accountId: string): Promise<(TagRow & { item_count: number })[]> {
     const rows = (await this.db
-      .selectFrom("tags as t")
-      .leftJoin("item_tags as it", "it.tag_id", "t.id")
-      .leftJoin("items as i", "i.id", "it.item_id")
+      .selectFrom("items.tags as t")
+      .leftJoin("items.item_tags as it", "it.tag_id", "t.id")
+      .leftJoin("items.items as i", "i.id", "it.item_id")
       .select(["t.id", "t.name", "t.slug", "t.description"])
       .select((eb) => eb.fn.count<number>("i.id").filterWhere("i.status", "!=", "archived").as("item_count"))
       .select((eb) => eb.fn.count<number>("it.item_id").as("links"))
@@ -73,8 +73,8 @@ export class TagsRepository {
     const out = new Map<string, { name: string; slug: string }[]>();
     if (itemIds.length === 0) return out;
     const rows = await this.db
-      .selectFrom("item_tags as it")
-      .innerJoin("tags as t", "t.id", "it.tag_id")
+      .selectFrom("items.item_tags as it")
+      .innerJoin("items.tags as t", "t.id", "it.tag_id")
       .select(["it.item_id", "t.name", "t.slug"])
       .where("it.account_id", "=", accountId)
       .where("it.item_id", "in", itemIds)
@@ -92,7 +92,7 @@ export class TagsRepository {
   async link(accountId: string, itemId: string, tagIds: string[], now: number): Promise<void> {
     if (tagIds.length === 0) return;
     await this.db
-      .insertInto("item_tags")
+      .insertInto("items.item_tags")
       .values(tagIds.map((tagId) => ({ account_id: accountId, item_id: itemId, tag_id: tagId, added_at: now })))
       .onConflict((oc) => oc.columns(["item_id", "tag_id"]).doNothing())
       .execute();
@@ -100,11 +100,11 @@ export class TagsRepository {
 
   async unlink(accountId: string, itemId: string, tagIds: string[]): Promise<void> {
     if (tagIds.length === 0) return;
-    await this.db.deleteFrom("item_tags").where("account_id", "=", accountId).where("item_id", "=", itemId).where("tag_id", "in", tagIds).execute();
+    await this.db.deleteFrom("items.item_tags").where("account_id", "=", accountId).where("item_id", "=", itemId).where("tag_id", "in", tagIds).execute();
   }
 
   async itemsWithTag(accountId: string, tagId: string): Promise<string[]> {
-    const rows = await this.db.selectFrom("item_tags").select("item_id").where("account_id", "=", accountId).where("tag_id", "=", tagId).execute();
+    const rows = await this.db.selectFrom("items.item_tags").select("item_id").where("account_id", "=", accountId).where("tag_id", "=", tagId).execute();
     return rows.map((r) => r.item_id as string);
   }
 }

@@ -178,3 +178,26 @@ describe("request ids", () => {
     expect(lines().some((l) => l.service === "items" && l.msg === "handled")).toBe(true);
   });
 });
+
+describe("production pass-through (responses not re-validated)", () => {
+  test("service JSON passes through with every gateway header, and errors keep their codes", async () => {
+    const fast = await startTrove({ TROVE_VALIDATE_RESPONSES: "0" });
+    try {
+      const saved = await (await fast.api("/api/ingest", { method: "POST", json: { url: "https://pass.example.test/", html: "<p>pass through</p>" } })).json();
+      const res = await fast.api(`/api/items/${saved.id}`, { headers: { "x-request-id": "pass-1" } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      for (const h of ["service-api-version", "ratelimit-policy", "ratelimit"]) expect(res.headers.get(h)).toBeTruthy();
+      expect(res.headers.get("x-request-id")).toBe("pass-1");
+      expect(await res.json()).toMatchObject({ id: saved.id, url: "https://pass.example.test/", tags: [] });
+      const missing = await fast.api("/api/items/0190aaaa-0000-7000-8000-000000000000");
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toMatchObject({ error: "not_found" });
+      const quota = await fast.api("/api/items?status=nope");
+      expect(quota.status).toBe(400);
+      expect((await quota.json()).fields.status).toBeString();
+    } finally {
+      await fast.stop();
+    }
+  });
+});
