@@ -2,3 +2,4 @@ export { openDatabase, pgliteLayout, type Database, type OpenOptions } from "./o
 export { migrateSchema } from "./migrate.ts";
 export { lockDataDir, DataDirLockedError } from "./lock.ts";
 export { nowSeconds, nowMillis, newId } from "./ids.ts";
+export { compileOnce } from "./compiled.ts";

@@ -30,12 +30,21 @@ export function serveOperations<S extends ServiceName>(bus: Bus, service: S, han
     const handler = (handlers as unknown as Record<string, Handler<Operations[OperationName]>>)[name]!;
     return bus.serve(subjectOf(name), async (payload, meta) => {
       const requestId = meta.headers[requestIdHeader] ?? "-";
-      const reqLog = log.child({ reqId: requestId, op: name });
+      // The gateway writes the access line; here a request's logger is made only when something logs.
+      let reqLog: Logger | undefined;
+      const ctx = {
+        caller: readCaller(meta),
+        requestId,
+        get log() {
+          return (reqLog ??= log.child({ reqId: requestId, op: name }));
+        },
+      };
+      if (!log.isLevelEnabled("debug")) return handler(payload as never, ctx);
       const started = performance.now();
       try {
-        return await handler(payload as never, { caller: readCaller(meta), requestId, log: reqLog });
+        return await handler(payload as never, ctx);
       } finally {
-        reqLog.info({ ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
+        ctx.log.debug({ ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
       }
     });
   });

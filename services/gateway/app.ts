@@ -48,6 +48,14 @@ interface RequestState {
 }
 
 const docsPaths = ["/api/docs", "/api/openapi.json"];
+
+// Callers come from the key cache, so the same object recurs: serialise it once.
+const callerJson = new WeakMap<Caller, string>();
+const headerOf = (c: Caller) => {
+  let json = callerJson.get(c);
+  if (json === undefined) callerJson.set(c, (json = JSON.stringify(c)));
+  return json;
+};
 const requestIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export function createGatewayApp(deps: GatewayDeps) {
@@ -171,7 +179,7 @@ export function createGatewayApp(deps: GatewayDeps) {
           if (name === "health" && (reply as { status?: string }).status !== "ok") ctx.set.status = 503;
         } else {
           const headers: Record<string, string> = { [requestIdHeader]: requestId };
-          if (ctx.caller) headers[callerHeader] = JSON.stringify(ctx.caller);
+          if (ctx.caller) headers[callerHeader] = headerOf(ctx.caller);
           const json = await bus.requestJson(subject, input, { timeoutMs: config.requestTimeoutMs, headers });
           // The service's JSON goes out as it came: no parse, no re-encode (unless checking it against the contract).
           if (!op.produces && !config.validateResponses) return jsonResponse(json, ctx.set.headers);

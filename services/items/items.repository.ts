@@ -2,6 +2,7 @@
 // is part of every signature.
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { KeyScope } from "@trove/contracts";
+import { compileOnce } from "@trove/db";
 
 export interface ItemRow {
   id: string;
@@ -110,7 +111,12 @@ const highlightList = sql<unknown[] | null>`(
     order by h.created_at, h.id)
   from items.highlights h where h.item_id = items.id)`.as("highlight_list");
 
+type GetShape = { content: boolean; highlights: boolean };
+
 export class ItemsRepository {
+  /** The item read is the hottest query: one compiled form per shape (with content, with highlights). */
+  private static readonly getQueries = new Map<string, ReturnType<typeof compileOnce<"accountId" | "id", ItemRow>>>();
+
   private readonly db: Kysely<any>;
 
   constructor(private readonly root: Kysely<any>) {
@@ -170,6 +176,10 @@ export class ItemsRepository {
     id: string,
     opts: { content?: boolean; highlights?: boolean; scope?: KeyScope | null } = {},
   ): Promise<ItemRow | undefined> {
+    if (!opts.scope) {
+      const [row] = await this.getQuery({ content: opts.content === true, highlights: opts.highlights === true })(this.root, { accountId, id });
+      return row;
+    }
     let q = this.db.selectFrom("items.items").where("account_id", "=", accountId).where("id", "=", id) as Q;
     q = this.applyScope(q, accountId, opts.scope ?? null);
     return (await q
@@ -177,6 +187,24 @@ export class ItemsRepository {
       .$if(opts.content === true, (qb) => qb.select(["content_markdown", "content"]))
       .$if(opts.highlights === true, (qb) => qb.select(highlightList))
       .executeTakeFirst()) as ItemRow | undefined;
+  }
+
+  private getQuery(shape: GetShape) {
+    const key = `${shape.content}:${shape.highlights}`;
+    let run = ItemsRepository.getQueries.get(key);
+    if (!run) {
+      run = compileOnce(["accountId", "id"] as const, (p) =>
+        this.db
+          .selectFrom("items.items")
+          .where("account_id", "=", p.accountId)
+          .where("id", "=", p.id)
+          .select([...metaColumns, tagList, collectionList])
+          .$if(shape.content, (qb) => qb.select(["content_markdown", "content"]))
+          .$if(shape.highlights, (qb) => qb.select(highlightList)),
+      );
+      ItemsRepository.getQueries.set(key, run);
+    }
+    return run;
   }
 
   /** The stored Markdown of one item (for reads and anchoring). */

@@ -169,6 +169,7 @@ describe("OpenAPI", () => {
 
 describe("request ids", () => {
   test("the gateway's request id reaches the service's log lines over the bus", async () => {
+    const trove = await startTrove({ LOG_LEVEL: "debug" });
     const res = await trove.api("/api/ingest", { method: "POST", json: { url: "https://reqid.test/page" }, headers: { "x-request-id": "trace-me-123" } });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-request-id")).toBe("trace-me-123");
@@ -176,6 +177,7 @@ describe("request ids", () => {
     // The access line is written once the response has gone out.
     await eventually(() => lines().some((l) => l.service === "gateway" && l.msg === "request"));
     expect(lines().some((l) => l.service === "items" && l.msg === "handled")).toBe(true);
+    await trove.stop();
   });
 });
 

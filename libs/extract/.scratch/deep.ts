@@ -1,0 +1,18 @@
+import { parseDocument } from "../document.ts";
+import { removeJunk } from "../clean.ts";
+import { readArticle } from "../readable.ts";
+import { markTaskCheckboxes, toMarkdown } from "../markdown.ts";
+import { readMetadata } from "../metadata.ts";
+import { textOf } from "../dom.ts";
+const n = Number(process.argv[2]);
+const tag = process.argv[3] ?? "div";
+const html = `<html><body>${`<${tag}>`.repeat(n)}deep text here${`</${tag}>`.repeat(n)}</body></html>`;
+const t: [string, number][] = [["start", performance.now()]];
+const doc = parseDocument(html, "https://x.test/"); t.push(["parse", performance.now()]);
+readMetadata(doc, "https://x.test/"); t.push(["meta", performance.now()]);
+markTaskCheckboxes(doc, doc.body); t.push(["tasks", performance.now()]);
+removeJunk(doc, { keepNoscript: true }); t.push(["clean", performance.now()]);
+const len = textOf(doc.body).length; t.push(["text", performance.now()]);
+const art = readArticle(doc, len); t.push(["readability", performance.now()]);
+try { toMarkdown(doc, art?.element ?? doc.body); } catch (e) { console.log("md error", String(e).slice(0, 100)); } t.push(["markdown", performance.now()]);
+console.log(n, t.slice(1).map(([k, v], i) => `${k}=${(v - t[i]![1]).toFixed(0)}`).join(" "));

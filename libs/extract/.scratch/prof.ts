@@ -1,0 +1,23 @@
+import { parseDocument, baseOf } from "../document.ts";
+import { readMetadata } from "../metadata.ts";
+import { removeJunk } from "../clean.ts";
+import { readArticle } from "../readable.ts";
+import { collectMedia } from "../media.ts";
+import { markTaskCheckboxes, toMarkdown } from "../markdown.ts";
+import { textOf } from "../dom.ts";
+import { loadCorpus, corpusDir } from "../test/quality.ts";
+const pages = loadCorpus(corpusDir()).filter(p => !process.argv[2] || p.site === process.argv[2]);
+const tot: Record<string, number> = {};
+for (let iter = 0; iter < 3; iter++) for (const p of pages) { console.error("iter", iter, p.site);
+  const t: number[] = [performance.now()];
+  const doc = parseDocument(p.html, p.url); t.push(performance.now());
+  const meta = readMetadata(doc, p.url); t.push(performance.now());
+  markTaskCheckboxes(doc, doc.body); removeJunk(doc, { keepNoscript: true }); t.push(performance.now());
+  const len = textOf(doc.body).length; t.push(performance.now());
+  const art = readArticle(doc, len); t.push(performance.now());
+  const media = collectMedia(art!.element, p.url); t.push(performance.now());
+  const md = toMarkdown(doc, art!.element); t.push(performance.now());
+  const names = ["parse", "meta", "clean", "bodytext", "readability", "media", "markdown"];
+  if (iter === 2) names.forEach((n, i) => tot[n] = (tot[n] ?? 0) + t[i + 1]! - t[i]!);
+}
+console.log(Object.fromEntries(Object.entries(tot).map(([k, v]) => [k, Math.round(v)])));

@@ -1,0 +1,144 @@
+// Generic removal of page furniture before Readability scores the page: things that are never article text
+// (scripts, embeds, controls), page chrome (navigation, site header and footer, dialogs) and boxes whose
+// class/id/aria-label name them as ads, share buttons, newsletter sign-ups, cookie banners or related-post lists.
+import type { DomDocument, DomElement } from "./dom.ts";
+import { textOf } from "./dom.ts";
+
+// Never content; Readability's scoring is also cheaper without them. <noscript> stays for Readability, which
+// recovers lazy-loaded images from it; JSON-LD stays for its metadata.
+const NEVER_CONTENT = new Set([
+  "script", "style", "template", "iframe", "frame", "frameset", "object", "embed", "applet", "svg", "canvas",
+  "dialog", "button", "select", "textarea", "input",
+]);
+
+// Page chrome by element or ARIA landmark role.
+const CHROME_TAGS = new Set(["nav", "aside", "footer"]);
+const CHROME_ROLES = new Set([
+  "navigation", "banner", "contentinfo", "search", "complementary", "dialog", "alertdialog", "menubar", "menu",
+]);
+
+// Class/id words that name a box as furniture. Matched against whole words of a class or id (split on "-", "_",
+// camelCase and digits), never as substrings: "shadow" or "download" must not read as "ad", "loaded" not as "ad".
+const JUNK_WORDS = new Set([
+  // advertising
+  "ad", "ads", "advert", "adverts", "advertisement", "advertisements", "advertising", "adsbygoogle", "adsense",
+  "adslot", "adunit", "adbox", "adbanner", "adblock", "doubleclick", "dfp", "taboola", "outbrain",
+  // share and social buttons
+  "share", "shares", "sharing", "sharebar", "sharethis", "addthis", "addtoany", "sharedaddy", "social", "socials",
+  // newsletter and subscription boxes
+  "newsletter", "newsletters", "subscribe", "subscription", "signup", "optin", "mailchimp",
+  // cookie and consent banners
+  "cookie", "cookies", "consent", "gdpr", "onetrust",
+  // related and recommended posts, breadcrumbs
+  "related", "recommended", "recommendations", "breadcrumb", "breadcrumbs",
+]);
+
+// Only boxes are removed by name; inline elements (a link "social-link" inside a sentence) carry article words.
+const BOX_TAGS = new Set([
+  "div", "section", "aside", "ul", "ol", "li", "figure", "form", "p", "table", "ins", "dl", "header", "footer",
+  "nav", "center", "details", "fieldset",
+]);
+
+// Furniture is small: above this much non-link text a box is content whatever its name says (a wrapper named
+// "has-ads" around the whole article, a long "subscription-content" body).
+const MAX_JUNK_TEXT = 1000;
+
+// Containers of the article itself; nothing that holds one is removed.
+const CONTENT_ROOTS = "article, main, [role=main], [itemprop~=articleBody]";
+
+/** Removes never-content elements, page chrome and named furniture from `doc` in place. */
+export function removeJunk(doc: DomDocument, opts: { keepNoscript: boolean }): void {
+  const root = doc.documentElement;
+  if (!root) return;
+  let el: DomElement | null = root;
+  while (el) {
+    const next = nextElement(el, root, false);
+    if (isJunk(el, opts.keepNoscript)) {
+      const after = nextElement(el, root, true);
+      el.remove();
+      el = after;
+    } else {
+      el = next;
+    }
+  }
+}
+
+// Depth-first successor of `el` inside `root`; with `skipChildren` the subtree of `el` is passed over.
+function nextElement(el: DomElement, root: DomElement, skipChildren: boolean): DomElement | null {
+  if (!skipChildren && el.firstElementChild) return el.firstElementChild;
+  let cur: DomElement | null = el;
+  while (cur && cur !== root) {
+    if (cur.nextElementSibling) return cur.nextElementSibling;
+    cur = cur.parentElement;
+  }
+  return null;
+}
+
+function isJunk(el: DomElement, keepNoscript: boolean): boolean {
+  const tag = el.localName.toLowerCase();
+  if (tag === "html" || tag === "head" || tag === "body" || tag === "main" || tag === "article") return false;
+  if (NEVER_CONTENT.has(tag)) return !isKept(el, tag);
+  if (tag === "noscript") return !keepNoscript;
+  if (el.parentElement?.localName.toLowerCase() === "head") return false;
+  if (isHidden(el)) return true;
+  if (isChrome(el, tag)) return !containsContent(el);
+  if (BOX_TAGS.has(tag) && isNamedJunk(el)) return !containsContent(el) && nonLinkTextLength(el) <= MAX_JUNK_TEXT;
+  return false;
+}
+
+// JSON-LD is the one script kept: Readability reads its metadata.
+function isKept(el: DomElement, tag: string): boolean {
+  return tag === "script" && el.getAttribute("type")?.toLowerCase() === "application/ld+json";
+}
+
+function isHidden(el: DomElement): boolean {
+  if (el.hasAttribute("hidden")) return true;
+  // Wikimedia marks its math fallback images aria-hidden but they are the visible rendering.
+  if (el.getAttribute("aria-hidden") === "true" && !/fallback-image/.test(el.className || "")) return true;
+  const style = el.getAttribute("style");
+  return !!style && /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)\s*(!important)?\s*(;|$)/i.test(style);
+}
+
+function isChrome(el: DomElement, tag: string): boolean {
+  if (CHROME_TAGS.has(tag)) return true;
+  const role = el.getAttribute("role")?.toLowerCase();
+  if (role && CHROME_ROLES.has(role)) return true;
+  if (el.getAttribute("aria-modal") === "true") return true;
+  // A site header, not an article's own header (which holds its title and standfirst).
+  if (tag === "header") return el.closest("article, main, [role=main]") === null && el.querySelector("h1") === null;
+  return false;
+}
+
+function isNamedJunk(el: DomElement): boolean {
+  for (const cls of (el.getAttribute("class") ?? "").split(/\s+/)) if (cls && hasJunkWord(cls)) return true;
+  const id = el.getAttribute("id");
+  // Long ids are usually slugs of a heading ("sharing-data-with-social-networks"), not widget names.
+  if (id && words(id).length <= 3 && hasJunkWord(id)) return true;
+  const label = el.getAttribute("aria-label");
+  return !!label && hasJunkWord(label);
+}
+
+function hasJunkWord(name: string): boolean {
+  return words(name).some((w) => JUNK_WORDS.has(w));
+}
+
+/** The words of a class, id or label: split on separators, camelCase and letter/digit boundaries. */
+export function words(name: string): string[] {
+  return name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .replace(/([a-zA-Z])(\d)|(\d)([a-zA-Z])/g, "$1$3 $2$4")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+function containsContent(el: DomElement): boolean {
+  return el.querySelector(CONTENT_ROOTS) !== null;
+}
+
+function nonLinkTextLength(el: DomElement): number {
+  let length = textOf(el).length;
+  for (const a of Array.from(el.getElementsByTagName("a"))) length -= textOf(a).length;
+  return length;
+}

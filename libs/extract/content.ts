@@ -1,0 +1,76 @@
+// Assembling an Extraction: the Markdown capped, the frontmatter, the single "main" item and its media.
+import { ExtractError } from "./error.ts";
+import type { Extraction, MediaEntry } from "./types.ts";
+import { capMarkdown } from "./truncate.ts";
+
+/**
+ * Cap on stored Markdown, in UTF-8 bytes: 512 KiB. Long-form pages render to far less (the corpus maximum,
+ * Wikipedia's "New Zealand", is about 100 KiB; a novel chapter about 60 KiB), so the cap only bites on dumps
+ * (logs, giant lists, generated pages). It keeps one item's content, with JSON escaping, inside a default 1 MB
+ * NATS message, and bounds what a reader, a search indexer or an AI tool fetching the feed receives per item.
+ */
+export const contentCapBytes = 512 * 1024;
+
+export interface ExtractedParts {
+  url: string;
+  contentType: "article" | "text";
+  title: string;
+  favicon: string;
+  byline: string | null;
+  published: string | null;
+  lang: string | null;
+  siteName: string | null;
+  excerpt: string | null;
+  markdown: string;
+  media: MediaEntry[];
+}
+
+/** The Extraction for `parts`; throws ExtractError "empty" when there is nothing to store. */
+export function buildExtraction(parts: ExtractedParts, capBytes = contentCapBytes): Extraction {
+  if (!parts.markdown.trim()) throw new ExtractError("empty", "the page has no text");
+  const { markdown, truncated } = capMarkdown(parts.markdown, capBytes);
+  // Images past the cut are not part of the stored content.
+  const media = truncated ? parts.media.filter((m) => markdown.includes(m.url)) : parts.media;
+  // Every key is always present (null when unknown), so consumers see one shape.
+  const frontmatter: Record<string, unknown> = {
+    title: parts.title,
+    source: parts.url,
+    content_type: parts.contentType,
+    byline: parts.byline,
+    published: parts.published,
+    lang: parts.lang,
+    site_name: parts.siteName,
+  };
+  return {
+    title: parts.title,
+    favicon: parts.favicon,
+    byline: parts.byline,
+    published: parts.published,
+    lang: parts.lang,
+    siteName: parts.siteName,
+    excerpt: parts.excerpt,
+    markdown,
+    content: {
+      schemaVersion: 2,
+      meta: { frontmatter },
+      items: { main: { format: "markdown", markdown, meta: { wordCount: countWords(markdown), truncated } } },
+      media,
+    },
+    size: new TextEncoder().encode(markdown).length,
+    truncated,
+  };
+}
+
+// Scripts written without spaces between words: each character is counted as a word.
+const UNSPACED = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}";
+const WORD = new RegExp(`[${UNSPACED}]|(?:(?![${UNSPACED}])[\\p{L}\\p{N}])+`, "gu");
+
+/** The words of a text, lower-cased: runs of letters and digits, each Han or kana character on its own. */
+export function wordTokens(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
+}
+
+/** Words of Markdown as read: link and image destinations are not words. */
+export function countWords(markdown: string): number {
+  return wordTokens(markdown.replace(/\]\([^)\s]*(?:\s+"[^"]*")?\)/g, "]")).length;
+}

@@ -1,0 +1,249 @@
+// Page metadata read from <head>, JSON-LD and a few body conventions, before anything is removed. Readability's
+// own answers win where it has them (see html.ts); these fill the gaps and cover pages Readability gives up on.
+import type { DomDocument, DomElement } from "./dom.ts";
+import { textOf } from "./dom.ts";
+import { resolveUrl } from "./document.ts";
+
+export interface PageMetadata {
+  title: string | null;
+  byline: string | null;
+  published: string | null;
+  lang: string | null;
+  siteName: string | null;
+  excerpt: string | null;
+  favicon: string;
+}
+
+// First match wins, so each list runs from the most to the least specific source.
+const TITLE_KEYS = ["og:title", "twitter:title", "dc:title", "dcterms:title", "parsely-title"];
+const BYLINE_KEYS = ["author", "dc:creator", "dcterms:creator", "parsely-author", "article:author", "byl"];
+const PUBLISHED_KEYS = [
+  "article:published_time",
+  "og:published_time",
+  "datepublished",
+  "parsely-pub-date",
+  "dc:date.issued",
+  "dcterms:issued",
+  "dc:date",
+  "dcterms:date",
+  "publish-date",
+  "publish_date",
+  "pubdate",
+  "sailthru.date",
+  "date",
+];
+const EXCERPT_KEYS = ["description", "og:description", "twitter:description", "dc:description"];
+const SITE_KEYS = ["og:site_name", "application-name", "apple-mobile-web-app-title"];
+
+/** Everything the page says about itself; `url` is the page address. */
+export function readMetadata(doc: DomDocument, url: string): PageMetadata {
+  const meta = metaValues(doc);
+  const ld = jsonLd(doc);
+  const pick = (keys: string[]): string | null => {
+    for (const key of keys) {
+      const value = meta.get(key);
+      if (value) return value;
+    }
+    return null;
+  };
+  return {
+    title: ld.title ?? pick(TITLE_KEYS) ?? documentTitle(doc),
+    byline: ld.byline ?? nonUrl(pick(BYLINE_KEYS)),
+    published: toIsoDate(ld.published ?? pick(PUBLISHED_KEYS) ?? timeElementDate(doc)),
+    lang: normaliseLang(doc.documentElement?.getAttribute("lang") ?? meta.get("content-language") ?? meta.get("og:locale") ?? null),
+    siteName: ld.siteName ?? pick(SITE_KEYS),
+    excerpt: ld.excerpt ?? pick(EXCERPT_KEYS),
+    favicon: favicon(doc, url),
+  };
+}
+
+// <meta name|property|itemprop|http-equiv=... content=...>, keys lower-cased; the first occurrence wins.
+function metaValues(doc: DomDocument): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const el of Array.from(doc.getElementsByTagName("meta"))) {
+    const content = el.getAttribute("content")?.replace(/\s+/g, " ").trim();
+    if (!content) continue;
+    for (const attr of ["property", "name", "itemprop", "http-equiv"]) {
+      const names = el.getAttribute(attr);
+      if (!names) continue;
+      // property may list several names ("og:title twitter:title").
+      for (const name of names.toLowerCase().split(/\s+/)) if (name && !values.has(name)) values.set(name, content);
+    }
+  }
+  return values;
+}
+
+interface LdValues {
+  title?: string;
+  byline?: string;
+  published?: string;
+  siteName?: string;
+  excerpt?: string;
+}
+
+const LD_ARTICLE = /Article|BlogPosting|NewsArticle|Report|SocialMediaPosting|LiveBlogPosting|WebPage/;
+
+// The first schema.org article-like object among the page's JSON-LD blocks; broken JSON is skipped.
+function jsonLd(doc: DomDocument): LdValues {
+  for (const script of Array.from(doc.querySelectorAll('script[type="application/ld+json"]'))) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((script.textContent ?? "").replace(/^\s*<!\[CDATA\[|\]\]>\s*$/g, ""));
+    } catch {
+      continue;
+    }
+    const node = findArticle(parsed, 0);
+    if (!node) continue;
+    const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+    const name = (v: unknown): string | undefined => {
+      if (Array.isArray(v)) return v.map(name).filter(Boolean).join(", ") || undefined;
+      return str(v) ?? (v && typeof v === "object" ? str((v as Record<string, unknown>).name) : undefined);
+    };
+    return {
+      title: str(node.headline) ?? str(node.name),
+      byline: name(node.author),
+      published: str(node.datePublished) ?? str(node.dateCreated),
+      siteName: name(node.publisher),
+      excerpt: str(node.description),
+    };
+  }
+  return {};
+}
+
+function findArticle(value: unknown, depth: number): Record<string, unknown> | null {
+  if (!value || typeof value !== "object" || depth > 4) return null;
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const found = findArticle(v, depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  const obj = value as Record<string, unknown>;
+  const type = obj["@type"];
+  const types = Array.isArray(type) ? type : [type];
+  if (types.some((t) => typeof t === "string" && LD_ARTICLE.test(t))) return obj;
+  return findArticle(obj["@graph"], depth + 1);
+}
+
+// <time> is a weaker signal than metadata: only one explicitly marked as the publication date, one inside the
+// article, or the page's only <time>.
+function timeElementDate(doc: DomDocument): string | null {
+  const marked = doc.querySelector("time[itemprop~=datePublished][datetime], time[pubdate][datetime]");
+  if (marked) return marked.getAttribute("datetime");
+  const inArticle = doc.querySelector("article time[datetime], main time[datetime]");
+  if (inArticle) return inArticle.getAttribute("datetime");
+  const all = doc.querySelectorAll("time[datetime]");
+  return all.length === 1 ? (all[0]?.getAttribute("datetime") ?? null) : null;
+}
+
+/**
+ * A date as an ISO 8601 string: a bare date stays "YYYY-MM-DD" (no invented time of day), anything with a time
+ * becomes UTC `toISOString()`; a date-time without a zone is read as UTC so the result does not depend on the
+ * server's time zone. Unparseable or implausible values give null.
+ */
+export function toIsoDate(value: string | null | undefined): string | null {
+  const s = value?.trim();
+  if (!s) return null;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return Number.isNaN(Date.parse(s)) ? null : s;
+  const zoneless = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(s);
+  const ms = Date.parse(zoneless ? `${s.replace(" ", "T")}Z` : s);
+  if (Number.isNaN(ms)) return null;
+  const year = new Date(ms).getUTCFullYear();
+  if (year < 1970 || year > 2200) return null;
+  return new Date(ms).toISOString();
+}
+
+function normaliseLang(value: string | null): string | null {
+  const s = value?.trim().replace(/_/g, "-");
+  return s && /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/i.test(s) ? s : null;
+}
+
+function nonUrl(value: string | null): string | null {
+  return value && !/^https?:\/\//i.test(value) ? value : null;
+}
+
+// Icons in order of preference; a page without any still usually serves /favicon.ico.
+function favicon(doc: DomDocument, url: string): string {
+  const links = Array.from(doc.querySelectorAll("link[rel][href]"));
+  const rank = (el: DomElement): number => {
+    const rel = ` ${(el.getAttribute("rel") ?? "").toLowerCase()} `;
+    if (/ icon /.test(rel)) return 0; // "icon" and "shortcut icon"
+    if (/ apple-touch-icon(-precomposed)? /.test(rel)) return 1;
+    return 9;
+  };
+  const best = links
+    .map((el) => ({ el, rank: rank(el) }))
+    .filter((c) => c.rank < 9)
+    .sort((a, b) => a.rank - b.rank);
+  for (const { el } of best) {
+    const href = resolveUrl(el.getAttribute("href") ?? "", baseHref(doc, url));
+    if (href && /^https?:/i.test(href)) return href;
+  }
+  return originFavicon(url);
+}
+
+/** `<origin>/favicon.ico` of a web address, "" for anything else. */
+export function originFavicon(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return /^https?:$/.test(parsed.protocol) ? `${parsed.origin}/favicon.ico` : "";
+  } catch {
+    return "";
+  }
+}
+
+/** A title for a page that has none: its host name. */
+export function hostTitle(url: string): string {
+  try {
+    return new URL(url).hostname || url;
+  } catch {
+    return url;
+  }
+}
+
+function baseHref(doc: DomDocument, url: string): string {
+  return doc.querySelector("base")?.getAttribute("href") || url;
+}
+
+/** The document's <title>, cleaned of site-name parts the way Readability cleans it. */
+export function documentTitle(doc: DomDocument): string | null {
+  const titleEl = doc.querySelector("title");
+  const raw = titleEl ? textOf(titleEl) : "";
+  if (!raw) {
+    const h1s = doc.getElementsByTagName("h1");
+    return h1s.length === 1 && h1s[0] ? textOf(h1s[0]) || null : null;
+  }
+  return cleanTitle(raw, doc);
+}
+
+const wordCount = (s: string): number => s.split(/\s+/).length;
+
+// A port of Readability 0.6.0 `_getArticleTitle`, so the fallback path titles pages like the main path does:
+// "Story | Site" loses the site part, "Site: Story" the prefix, and a too-short result reverts to the original.
+function cleanTitle(original: string, doc: DomDocument): string {
+  let title = original;
+  let hierarchical = false;
+  if (/ [|\-\\/>»] /.test(title)) {
+    hierarchical = / [\\/>»] /.test(title);
+    const separators = Array.from(original.matchAll(/ [|\-\\/>»] /g));
+    title = original.substring(0, separators[separators.length - 1]?.index ?? original.length);
+    if (wordCount(title) < 3) title = original.replace(/^[^|\-\\/>»]*[|\-\\/>»]/, "");
+  } else if (title.includes(": ")) {
+    const headings = Array.from(doc.querySelectorAll("h1, h2"));
+    if (!headings.some((h) => (h.textContent ?? "").trim() === title.trim())) {
+      title = original.substring(original.lastIndexOf(":") + 1);
+      if (wordCount(title) < 3) title = original.substring(original.indexOf(":") + 1);
+      else if (wordCount(original.substring(0, original.indexOf(":"))) > 5) title = original;
+    }
+  } else if (title.length > 150 || title.length < 15) {
+    const h1s = doc.getElementsByTagName("h1");
+    if (h1s.length === 1 && h1s[0]) title = textOf(h1s[0]);
+  }
+  title = title.trim().replace(/\s{2,}/g, " ");
+  const words = wordCount(title);
+  if (words <= 4 && (!hierarchical || words !== wordCount(original.replace(/[|\-\\/>»]+/g, "")) - 1)) {
+    title = original;
+  }
+  return title;
+}
