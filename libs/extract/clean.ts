@@ -1,6 +1,7 @@
 // Generic removal of page furniture before Readability scores the page: things that are never article text
-// (scripts, embeds, controls), page chrome (navigation, site header and footer, dialogs) and boxes whose
-// class/id/aria-label name them as ads, share buttons, newsletter sign-ups, cookie banners or related-post lists.
+// (scripts, styles, embeds, form controls, hidden elements), page chrome (navigation, site header and footer,
+// asides, dialogs, forms) and boxes whose class/id/aria-label name them as ads, share buttons, newsletter
+// sign-ups, cookie banners or related-post lists.
 import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
 
@@ -52,13 +53,12 @@ export function removeJunk(doc: DomDocument, opts: { keepNoscript: boolean }): v
   if (!root) return;
   let el: DomElement | null = root;
   while (el) {
-    const next = nextElement(el, root, false);
     if (isJunk(el, opts.keepNoscript)) {
       const after = nextElement(el, root, true);
       el.remove();
       el = after;
     } else {
-      el = next;
+      el = nextElement(el, root, false);
     }
   }
 }
@@ -82,7 +82,10 @@ function isJunk(el: DomElement, keepNoscript: boolean): boolean {
   if (el.parentElement?.localName.toLowerCase() === "head") return false;
   if (isHidden(el)) return true;
   if (isChrome(el, tag)) return !containsContent(el);
-  if (BOX_TAGS.has(tag) && isNamedJunk(el)) return !containsContent(el) && nonLinkTextLength(el) <= MAX_JUNK_TEXT;
+  // Forms are searches, sign-ups and comment boxes; a page wrapped whole in a <form> (ASP.NET) holds its text.
+  if (tag === "form" || (BOX_TAGS.has(tag) && isNamedJunk(el))) {
+    return !containsContent(el) && nonLinkTextLength(el) <= MAX_JUNK_TEXT;
+  }
   return false;
 }
 

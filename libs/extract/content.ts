@@ -4,16 +4,20 @@ import type { Extraction, MediaEntry } from "./types.ts";
 import { capMarkdown } from "./truncate.ts";
 
 /**
- * Cap on stored Markdown, in UTF-8 bytes: 512 KiB. Long-form pages render to far less (the corpus maximum,
- * Wikipedia's "New Zealand", is about 100 KiB; a novel chapter about 60 KiB), so the cap only bites on dumps
- * (logs, giant lists, generated pages). It keeps one item's content, with JSON escaping, inside a default 1 MB
- * NATS message, and bounds what a reader, a search indexer or an AI tool fetching the feed receives per item.
+ * Cap on stored Markdown, in UTF-8 bytes: 512 KiB. Articles render to far less: the corpus median is about
+ * 8 KiB and its largest page, Wikipedia's "New Zealand" with every link URL spelled out, 297 KiB. So the cap
+ * bites only on dumps (logs, endless lists, generated pages), while one copy of an item's Markdown, JSON-escaped,
+ * still fits a default 1 MB NATS message, and a reader, the search indexer or an AI tool reading the feed gets a
+ * bounded document per item.
  */
 export const contentCapBytes = 512 * 1024;
 
 export interface ExtractedParts {
   url: string;
   contentType: "article" | "text";
+  /** How the content was found, kept in the item's meta for diagnosis: "readability", "body" (Readability found
+   * nothing usable), "markup" (the DOM failed; text by pattern), "plain", "markdown". */
+  extractor: "readability" | "body" | "markup" | "plain" | "markdown";
   title: string;
   favicon: string;
   byline: string | null;
@@ -41,6 +45,7 @@ export function buildExtraction(parts: ExtractedParts, capBytes = contentCapByte
     lang: parts.lang,
     site_name: parts.siteName,
   };
+  const meta = { wordCount: countWords(markdown), truncated, extractor: parts.extractor };
   return {
     title: parts.title,
     favicon: parts.favicon,
@@ -53,7 +58,7 @@ export function buildExtraction(parts: ExtractedParts, capBytes = contentCapByte
     content: {
       schemaVersion: 2,
       meta: { frontmatter },
-      items: { main: { format: "markdown", markdown, meta: { wordCount: countWords(markdown), truncated } } },
+      items: { main: { format: "markdown", markdown, meta } },
       media,
     },
     size: new TextEncoder().encode(markdown).length,
@@ -71,6 +76,6 @@ export function wordTokens(text: string): string[] {
 }
 
 /** Words of Markdown as read: link and image destinations are not words. */
-export function countWords(markdown: string): number {
+function countWords(markdown: string): number {
   return wordTokens(markdown.replace(/\]\([^)\s]*(?:\s+"[^"]*")?\)/g, "]")).length;
 }

@@ -33,6 +33,7 @@ export interface DomParent extends DomNode {
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): ArrayLike<DomElement>;
   getElementsByTagName(name: string): ArrayLike<DomElement>;
+  normalize(): void;
 }
 
 export interface DomElement extends DomParent {
@@ -63,11 +64,6 @@ export interface DomDocument extends DomParent {
 
 export function isElement(node: DomNode | null | undefined): node is DomElement {
   return node?.nodeType === ELEMENT_NODE;
-}
-
-/** The element's tag in lower case ("" for non-elements). */
-export function tagOf(node: DomNode): string {
-  return isElement(node) ? node.localName.toLowerCase() : "";
 }
 
 /** Swaps an element for a new one named `tag`, moving its children; returns the new element. */

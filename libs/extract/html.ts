@@ -32,7 +32,7 @@ function htmlParts(html: string, url: string): ExtractedParts {
   const meta = readMetadata(doc, url);
   markTaskCheckboxes(doc, doc.body);
   removeJunk(doc, { keepNoscript: true });
-  const article = readArticle(doc, textOf(doc.body).length);
+  const article = readArticle(doc, pageTextLength(doc));
 
   let root: DomElement;
   let owner: DomDocument;
@@ -53,6 +53,7 @@ function htmlParts(html: string, url: string): ExtractedParts {
   return {
     url,
     contentType: "article",
+    extractor: article ? "readability" : "body",
     title: article?.title ?? meta.title ?? hostTitle(url),
     favicon: meta.favicon,
     byline: article?.byline ?? meta.byline,
@@ -63,6 +64,13 @@ function htmlParts(html: string, url: string): ExtractedParts {
     markdown,
     media,
   };
+}
+
+// Text a reader would see on the cleaned page; JSON-LD blocks are still there for Readability but are not text.
+function pageTextLength(doc: DomDocument): number {
+  let length = textOf(doc.body).length;
+  for (const script of Array.from(doc.body.getElementsByTagName("script"))) length -= textOf(script).length;
+  return length;
 }
 
 // The last resort: the page's text by regular expressions, no DOM.
@@ -78,6 +86,7 @@ function textParts(html: string, url: string): ExtractedParts {
   return {
     url,
     contentType: "article",
+    extractor: "markup",
     title: title || hostTitle(url),
     favicon: originFavicon(url),
     byline: null,

@@ -24,7 +24,7 @@ export function markTaskCheckboxes(doc: DomDocument, root: DomElement): void {
     const checked = input.hasAttribute("checked");
     const marker = doc.createElement("span");
     marker.setAttribute(TASK_ATTR, checked ? "x" : " ");
-    marker.appendChild(doc.createTextNode(checked ? "☑ " : "☐ "));
+    marker.appendChild(doc.createTextNode(checked ? "☑" : "☐"));
     input.replaceWith(marker);
   }
 }
@@ -32,6 +32,9 @@ export function markTaskCheckboxes(doc: DomDocument, root: DomElement): void {
 /** Markdown of `root`'s contents. `root` is consumed: it is rewritten in place and must not be reused. */
 export function toMarkdown(doc: DomDocument, root: DomElement): string {
   prepareTables(doc, root);
+  // linkedom splits text at every character reference ("a &lt;b&gt;" is three text nodes), and turndown escapes
+  // each node as if it started a line: merged, "<b>" is escaped as text once, not mangled piecewise.
+  root.normalize();
   // turndown clones its input before working on it; our tree is already a throwaway, and the clone would lose the
   // per-table `rows` lists defined in prepareTables.
   Object.defineProperty(root, "cloneNode", { value: () => root, configurable: true });
@@ -57,7 +60,8 @@ function service(): TurndownService {
   // it as raw HTML and a renderer would drop it.
   const escape = td.escape.bind(td);
   td.escape = (text: string) => escape(text).replace(/<(?=[A-Za-z/!?])/g, "\\<");
-  td.remove(["script", "style", "noscript", "template", "iframe", "object", "embed", "button", "select", "textarea", "input"]);
+  td.remove(["script", "style", "noscript", "template", "iframe", "object", "embed"]);
+  td.remove(["button", "select", "textarea", "input"]);
   td.remove((node) => node.nodeName.toLowerCase() === "svg");
   // Rules added later win over earlier ones (turndown checks them newest first).
   td.addRule("codeBlock", {
@@ -87,7 +91,26 @@ function service(): TurndownService {
   });
   td.addRule("taskMarker", {
     filter: (node) => node.nodeName === "SPAN" && (node as unknown as DomElement).hasAttribute(TASK_ATTR),
-    replacement: (_content, node) => `[${(node as unknown as DomElement).getAttribute(TASK_ATTR) === "x" ? "x" : " "}] `,
+    replacement: (_content, node) => {
+      const box = (node as unknown as DomElement).getAttribute(TASK_ATTR) === "x" ? "[x]" : "[ ]";
+      return /^\s/.test(node.nextSibling?.textContent ?? "") ? box : `${box} `;
+    },
+  });
+  // "- item" and "1. item" with continuation lines indented to the text, rather than turndown's "-   item".
+  td.addRule("listItem", {
+    filter: "li",
+    replacement: (content, node, options) => {
+      const parent = node.parentNode as unknown as DomElement | null;
+      let prefix = `${options.bulletListMarker} `;
+      if (parent?.nodeName === "OL") {
+        const start = Number(parent.getAttribute("start"));
+        const index = Array.prototype.indexOf.call(parent.children, node);
+        prefix = `${(Number.isFinite(start) && parent.hasAttribute("start") ? start : 1) + index}. `;
+      }
+      const paragraph = /\n$/.test(content);
+      const body = content.replace(/^\n+/, "").replace(/\n+$/, "") + (paragraph ? "\n" : "");
+      return prefix + body.replace(/\n/g, `\n${" ".repeat(prefix.length)}`) + (node.nextSibling ? "\n" : "");
+    },
   });
   turndown = td;
   return td;
@@ -108,8 +131,8 @@ function fencedCode(pre: DomElement): string {
   return `\n\n${fence}${codeLanguage(pre)}\n${code}\n${fence}\n\n`;
 }
 
-// Blocks a GFM table cell cannot hold.
-const CELL_BLOCKS = "ul, ol, h1, h2, h3, h4, h5, h6, blockquote, hr, pre";
+// Blocks a GFM table cell cannot hold (a cell with a heading makes its table a layout table).
+const CELL_BLOCKS = "ul, ol, blockquote, hr, pre";
 // A cell this long is a page column, not data.
 const LAYOUT_CELL_TEXT = 1000;
 
@@ -190,15 +213,14 @@ function flattenCell(doc: DomDocument, cell: DomElement): void {
         renameElement(doc, li, "span");
       }
       renameElement(doc, el, "span");
-    } else if (tag === "blockquote") {
-      renameElement(doc, el, "p");
     } else {
-      renameElement(doc, el, "strong"); // a heading
+      renameElement(doc, el, "p"); // blockquote
     }
   }
 }
 
-// turndown leaves runs of blank lines where removed blocks were; outside code they collapse to one.
+// turndown leaves runs of blank lines where removed blocks were (outside code they collapse to one) and
+// trailing spaces that would read as a hard line break at the end of a paragraph.
 function tidy(markdown: string): string {
   const out: string[] = [];
   let open: Fence | null = null;
@@ -209,8 +231,12 @@ function tidy(markdown: string): string {
       continue;
     }
     open = fenceOpening(line);
-    if (line.trim() || open) out.push(line);
-    else if (out[out.length - 1] !== "") out.push("");
+    if (line.trim() || open) {
+      out.push(line);
+    } else if (out[out.length - 1] !== "") {
+      if (out.length) out[out.length - 1] = (out[out.length - 1] ?? "").trimEnd();
+      out.push("");
+    }
   }
   return out.join("\n").trim();
 }

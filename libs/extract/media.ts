@@ -73,7 +73,7 @@ interface SrcsetCandidate {
 }
 
 /** The largest candidate of a srcset (by width descriptor, else pixel density). */
-export function bestFromSrcset(srcset: string | null): string | null {
+function bestFromSrcset(srcset: string | null): string | null {
   if (!srcset) return null;
   const candidates = parseSrcset(srcset);
   candidates.sort((a, b) => b.width - a.width || b.density - a.density);

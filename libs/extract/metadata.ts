@@ -50,7 +50,9 @@ export function readMetadata(doc: DomDocument, url: string): PageMetadata {
     title: ld.title ?? pick(TITLE_KEYS) ?? documentTitle(doc),
     byline: ld.byline ?? nonUrl(pick(BYLINE_KEYS)),
     published: toIsoDate(ld.published ?? pick(PUBLISHED_KEYS) ?? timeElementDate(doc)),
-    lang: normaliseLang(doc.documentElement?.getAttribute("lang") ?? meta.get("content-language") ?? meta.get("og:locale") ?? null),
+    lang: normaliseLang(
+      doc.documentElement?.getAttribute("lang") ?? meta.get("content-language") ?? meta.get("og:locale") ?? null,
+    ),
     siteName: ld.siteName ?? pick(SITE_KEYS),
     excerpt: ld.excerpt ?? pick(EXCERPT_KEYS),
     favicon: favicon(doc, url),
@@ -207,7 +209,7 @@ function baseHref(doc: DomDocument, url: string): string {
 }
 
 /** The document's <title>, cleaned of site-name parts the way Readability cleans it. */
-export function documentTitle(doc: DomDocument): string | null {
+function documentTitle(doc: DomDocument): string | null {
   const titleEl = doc.querySelector("title");
   const raw = titleEl ? textOf(titleEl) : "";
   if (!raw) {

@@ -13,12 +13,14 @@ export type TextKind = "plain" | "markdown";
 /** Extraction of a plain-text or Markdown page; throws only ExtractError "empty". */
 export function extractFromText(raw: string, url: string, kind: TextKind): Extraction {
   const text = normalise(raw);
-  const { body, fields } = kind === "markdown" ? splitFrontMatter(text) : { body: text, fields: new Map<string, string>() };
-  const markdown = kind === "markdown" ? absolutizeMarkdown(body.trim(), url) : plainTextToMarkdown(body);
+  const markdownPage = kind === "markdown";
+  const { body, fields } = markdownPage ? splitFrontMatter(text) : { body: text, fields: new Map<string, string>() };
+  const markdown = markdownPage ? absolutizeMarkdown(body.trim(), url) : plainTextToMarkdown(body);
   return buildExtraction({
     url,
     contentType: "text",
-    title: fields.get("title") || (kind === "markdown" ? markdownTitle(body) : null) || firstLine(body) || fileTitle(url),
+    extractor: kind,
+    title: fields.get("title") || (markdownPage ? markdownTitle(body) : null) || firstLine(body) || fileTitle(url),
     favicon: originFavicon(url),
     byline: fields.get("author") || null,
     published: toIsoDate(fields.get("date") ?? fields.get("published")),
@@ -26,7 +28,7 @@ export function extractFromText(raw: string, url: string, kind: TextKind): Extra
     siteName: null,
     excerpt: excerptOf(body, kind),
     markdown,
-    media: kind === "markdown" ? markdownMedia(markdown) : [],
+    media: markdownPage ? markdownMedia(markdown) : [],
   });
 }
 
@@ -109,7 +111,9 @@ function fileTitle(url: string): string {
 
 function excerptOf(body: string, kind: TextKind): string | null {
   const paragraphs = body.split(/\n\s*\n/).map((p) => p.replace(/\s+/g, " ").trim());
-  const first = paragraphs.find((p) => p.length > 0 && (kind === "plain" || !/^(#|```|~~~|[-*+] |\d+\. |>|\||!\[)/.test(p)));
+  // In Markdown, the first paragraph of prose: not a heading, code, list, quote, table or image.
+  const notProse = /^(#|```|~~~|[-*+] |\d+\. |>|\||!\[)/;
+  const first = paragraphs.find((p) => p.length > 0 && (kind === "plain" || !notProse.test(p)));
   if (!first) return null;
   if (first.length <= 300) return first;
   const cut = first.slice(0, 300);

@@ -21,12 +21,16 @@ export function capMarkdown(markdown: string, capBytes: number): Capped {
   let used = 0;
   for (const block of blocks) {
     const cost = bytes(block) + (kept.length ? 2 : 0); // "\n\n" between blocks
-    if (used + cost > capBytes) break;
+    if (used + cost > capBytes) {
+      // Whole blocks are preferred, unless that would throw away much of the budget (one huge paragraph
+      // after a heading, say): then the block that does not fit is cut inside.
+      const left = capBytes - used - (kept.length ? 2 : 0);
+      if (kept.length === 0 || left >= Math.max(4096, capBytes / 4)) kept.push(cutBlock(block, left));
+      break;
+    }
     kept.push(block);
     used += cost;
   }
-  // A first block bigger than the whole budget is cut inside, so the result is never empty.
-  if (kept.length === 0 && blocks[0] !== undefined) kept.push(cutBlock(blocks[0], capBytes));
   return { markdown: kept.join("\n\n").trimEnd(), truncated: true };
 }
 
@@ -84,15 +88,17 @@ function keepLines(lines: string[], budget: number): string | null {
 }
 
 function cutText(text: string, capBytes: number): string {
-  // Walk code points so a surrogate pair is never split.
-  let used = 0;
-  let end = 0;
-  for (const ch of text) {
-    const size = bytes(ch);
-    if (used + size > capBytes) break;
-    used += size;
-    end += ch.length;
+  // The longest prefix within the budget, by binary search on its length; never between a surrogate pair.
+  let lo = 0;
+  let hi = Math.min(text.length, capBytes);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (Buffer.byteLength(text.slice(0, mid), "utf8") <= capBytes) lo = mid;
+    else hi = mid - 1;
   }
+  let end = lo;
+  const last = text.charCodeAt(end - 1);
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
   const prefix = text.slice(0, end);
   const space = prefix.search(/\s\S*$/);
   return (space > 0 ? prefix.slice(0, space) : prefix).trimEnd();

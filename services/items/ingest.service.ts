@@ -168,7 +168,8 @@ export class IngestService {
           contentExtractedAt: now,
           contentExtractError: null,
           contentMarkdown: x.markdown,
-          content: x.content,
+          // The Markdown is stored once (content_markdown); reads put it back into items.main.
+          content: { ...x.content, items: { ...x.content.items, main: { ...x.content.items.main, markdown: "" } } },
           now,
         });
       } else {

@@ -266,6 +266,13 @@ function extractedTitle(r: ItemRow): string {
   return typeof fm?.title === "string" ? fm.title : "";
 }
 
+/** Stored content leaves the main entry's Markdown empty (it is in content_markdown): put it back. */
+function withMarkdown(content: NonNullable<ItemDto["content"]>, markdown: string): NonNullable<ItemDto["content"]> {
+  const main = content.items.main;
+  if (!main || main.markdown !== "") return content;
+  return { ...content, items: { ...content.items, main: { ...main, markdown } } };
+}
+
 export function toItem(r: ItemRow, withContent: boolean): ItemDto {
   const first = r.collection_list[0];
   const item: ItemDto = {
@@ -297,7 +304,7 @@ export function toItem(r: ItemRow, withContent: boolean): ItemDto {
   };
   if (withContent && r.content_markdown != null) {
     item.contentMarkdown = r.content_markdown;
-    if (r.content) item.content = r.content as ItemDto["content"];
+    if (r.content) item.content = withMarkdown(r.content as NonNullable<ItemDto["content"]>, r.content_markdown);
   }
   if (r.highlight_list && r.highlight_list.length > 0) item.highlights = r.highlight_list as ItemDto["highlights"];
   return item;

@@ -61,14 +61,15 @@ export function loadCorpus(dir: string): CorpusPage[] {
 
 /** Markdown read back as the words a reader sees. */
 export function markdownToText(markdown: string): string {
-  // Tags are stripped outside code only: "<module>" inside a code block is text.
-  const prose = mapProseLines(markdown, (line) => line.replace(/(?<!\\)<\/?[a-zA-Z][\w-]*(?:\s[^<>]*)?\/?>/g, " "));
+  // Tags and list numbers are stripped outside code only: "<module>" or "1." inside a code block is text.
+  const prose = mapProseLines(markdown, (line) =>
+    line.replace(/(?<!\\)<\/?[a-zA-Z][\w-]*(?:\s[^<>]*)?\/?>/g, " ").replace(/^(\s*(?:>\s*)*)\d+[.)](?=\s)/, "$1"),
+  );
   return prose
     .join("\n")
     .replace(/!\[(?:\\.|[^\]\\])*\]\((?:\\.|[^()\s\\]|\([^)]*\))*(?:\s+"(?:\\.|[^"\\])*")?\)/g, " ")
     .replace(/\[((?:\\.|[^\]\\])*)\]\((?:\\.|[^()\s\\]|\([^)]*\))*(?:\s+"(?:\\.|[^"\\])*")?\)/g, "$1")
     .replace(/^\s*(`{3,}|~{3,})[^\n]*$/gm, " ")
-    .replace(/^(\s*(?:>\s*)*)\d+[.)](?=\s)/gm, "$1")
     .replace(/\\([\\`*_{}[\]()#+\-.!<>~|])/g, "$1");
 }
 
@@ -79,7 +80,7 @@ function bag(tokens: string[]): Map<string, number> {
 }
 
 /** Bag-of-words recall and precision of `ours` against `expected` (both plain text). */
-export function overlap(ours: string, expected: string): { recall: number; precision: number } {
+function overlap(ours: string, expected: string): { recall: number; precision: number } {
   const got = bag(wordTokens(ours));
   const want = bag(wordTokens(expected));
   let common = 0;
@@ -104,7 +105,7 @@ function normaliseTitle(title: string): string {
     .trim();
 }
 
-export function titleMatches(ours: string, expected: string): boolean {
+function titleMatches(ours: string, expected: string): boolean {
   const a = normaliseTitle(ours);
   const b = normaliseTitle(expected);
   if (a === b) return true;
@@ -113,7 +114,8 @@ export function titleMatches(ours: string, expected: string): boolean {
 }
 
 export function score(markdown: string, title: string, page: CorpusPage): Score {
-  return { ...overlap(markdownToText(markdown), page.expectedText), titleCorrect: titleMatches(title, page.expectedTitle) };
+  const text = overlap(markdownToText(markdown), page.expectedText);
+  return { ...text, titleCorrect: titleMatches(title, page.expectedTitle) };
 }
 
 export function average(scores: Score[]): { recall: number; precision: number; titleAccuracy: number } {

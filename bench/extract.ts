@@ -1,0 +1,181 @@
+// Extraction benchmark: Trove's pipeline (@trove/extract: linkedom + cleaning + Readability + turndown) against
+// the pipeline peers use (jsdom + Readability + turndown with the same GFM plugin, no extra cleaning), on the
+// real pages of ../shared/corpus. Speed is corpus passes timed after a warm-up pass, passes of the two pipelines
+// interleaved so that load from other processes hits both alike; the median pass is reported as pages/s.
+// Quality is scored by libs/extract/test/quality.ts, the same code the corpus test uses.
+//
+//   bun run bench/extract.ts            print the results
+//   bun run bench/extract.ts --write    also replace the "## Extraction" section of docs/benchmarks.md
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { extractHtml } from "../libs/extract/index.ts";
+import { peerExtract } from "../libs/extract/test/peers.ts";
+import { average, corpusDir, loadCorpus, score, type CorpusPage, type Score } from "../libs/extract/test/quality.ts";
+
+const PASSES = Number(process.env.BENCH_PASSES ?? 5);
+
+interface Result {
+  markdown: string;
+  title: string;
+}
+type Pipeline = (page: CorpusPage) => Result;
+
+function trove(page: CorpusPage): Result {
+  try {
+    const ex = extractHtml(page.html, { url: page.url });
+    return { markdown: ex.markdown, title: ex.title };
+  } catch {
+    return { markdown: "", title: "" };
+  }
+}
+
+function peers(page: CorpusPage): Result {
+  return peerExtract(page.html, page.url);
+}
+
+function pass(pipeline: Pipeline, pages: CorpusPage[]): number {
+  const start = performance.now();
+  for (const page of pages) pipeline(page);
+  return performance.now() - start;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+
+function sh(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { encoding: "utf8" }).trim();
+  } catch {
+    return "unavailable";
+  }
+}
+
+const dir = corpusDir();
+const pages = loadCorpus(dir);
+if (pages.length === 0) {
+  console.log(`SKIPPED extraction benchmark: ${dir} not found`);
+  process.exit(0);
+}
+const bytes = pages.reduce((n, p) => n + Buffer.byteLength(p.html), 0);
+const mib = (bytes / 1024 / 1024).toFixed(1);
+console.log(`${pages.length} pages, ${mib} MiB of HTML; warm-up, then ${PASSES} passes each`);
+
+const pipelines: [string, Pipeline][] = [
+  ["Trove (linkedom + cleaning + Readability + turndown)", trove],
+  ["peers (jsdom + Readability + turndown)", peers],
+];
+
+// Quality, and the warm-up pass.
+const perPage: Score[][] = pipelines.map(([, run]) =>
+  pages.map((page) => {
+    const r = run(page);
+    return score(r.markdown, r.title, page);
+  }),
+);
+const quality = perPage.map(average);
+
+const times: number[][] = pipelines.map(() => []);
+for (let i = 0; i < PASSES; i++) {
+  for (const [k, [, run]] of pipelines.entries()) times[k]?.push(pass(run, pages));
+}
+
+const rows = pipelines.map(([name], k) => {
+  const ms = median(times[k] ?? []);
+  const q = quality[k] ?? { recall: 0, precision: 0, titleAccuracy: 0 };
+  return { name, ms, pps: (pages.length / ms) * 1000, ...q };
+});
+const [ours, theirs] = rows;
+const speedup = ours && theirs ? theirs.ms / ours.ms : 0;
+
+const cpuinfo = existsSync("/proc/cpuinfo") ? readFileSync("/proc/cpuinfo", "utf8") : "";
+const cpuModel = /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1];
+const table = [
+  "| pipeline | pages/s (median of passes) | ms per corpus pass | recall | precision | title accuracy |",
+  "|---|---:|---:|---:|---:|---:|",
+  ...rows.map(
+    (r) =>
+      `| ${r.name} | ${r.pps.toFixed(1)} | ${r.ms.toFixed(0)} | ${r.recall.toFixed(4)} | ${r.precision.toFixed(4)} | ` +
+      `${(r.titleAccuracy * 100).toFixed(1)}% |`,
+  ),
+].join("\n");
+const mem = sh("free", ["-g"]).split("\n")[1]?.trim().split(/\s+/) ?? [];
+const machine = [
+  `- nproc: ${sh("nproc", [])} (os.cpus: ${cpus().length}); CPU: ${cpuModel ?? "unknown"}`,
+  `- memory (free -g): ${
+    mem.length >= 7 ? `total ${mem[1]} GiB, used ${mem[2]}, free ${mem[3]}, available ${mem[6]}` : "unavailable"
+  }`,
+  `- bun ${Bun.version}; date ${new Date().toISOString()}`,
+  "- other work was running on the machine at the same time; passes are interleaved and the median is kept",
+].join("\n");
+// Pages on which the two pipelines keep noticeably different text.
+const gap = (x: number, y: number): boolean => Math.abs(x - y) > 0.005;
+const differing = pages
+  .map((page, i) => ({ site: page.site, a: perPage[0]?.[i], b: perPage[1]?.[i] }))
+  .filter(({ a, b }) => !!a && !!b && (gap(a.recall, b.recall) || gap(a.precision, b.precision)));
+const differences = differing.length
+  ? [
+      "| page | Trove recall | Trove precision | peers recall | peers precision |",
+      "|---|---:|---:|---:|---:|",
+      ...differing.map(
+        ({ site, a, b }) =>
+          `| ${site} | ${a?.recall.toFixed(3)} | ${a?.precision.toFixed(3)} | ` +
+          `${b?.recall.toFixed(3)} | ${b?.precision.toFixed(3)} |`,
+      ),
+    ].join("\n")
+  : "No page differs by more than 0.005 in recall or precision.";
+const passes = rows.map((r, k) => `${r.name}: ${(times[k] ?? []).map((t) => t.toFixed(0)).join(", ")} ms`).join("; ");
+
+const verdict = `Trove is ${speedup.toFixed(2)}x the speed of the peers' pipeline.`;
+console.log(`\n${table}\n\n${verdict}\n\n${differences}\n\n${machine}\n\nPasses: ${passes}`);
+
+if (process.argv.includes("--write")) {
+  const section = `## Extraction
+
+Command: \`bun run bench/extract.ts\` (\`--write\` rewrites this section). ${pages.length} pages of
+\`shared/corpus/pages\` (${mib} MiB of HTML), one warm-up pass, then ${PASSES} timed passes
+of each pipeline, interleaved; the median pass is reported. Quality is scored by
+\`libs/extract/test/quality.ts\` against each page's \`expected.html\` (Readability's own output, so the peers'
+pipeline is close to 1.0 by construction): bag-of-words recall and precision of the Markdown read back as text,
+and the share of titles matching \`expected-metadata.json\` (normalised equality or word F1 >= 0.8).
+
+${table}
+
+Trove is **${speedup.toFixed(2)}x** the speed of the peers' pipeline (target: at least 2x).
+
+Pages where the two keep noticeably different text:
+
+${differences}
+
+Reading the numbers: the reference is Readability's own output, so any furniture Trove's cleaning removes and
+Readability keeps counts against Trove's recall, while the peers' pipeline loses words only in conversion.
+Trove's lower recall comes from such removals: newsletter prompts ("Sign up for our newsletter" on breitbart
+and citylab-1) and the reader comments under firefox-nightly-blog, which Readability stops appending once the
+sidebar and newsletter box around them are gone. Its lower precision on msn is the opposite effect: with the
+ad and Taboola boxes removed, Readability appends a "Make MSN my homepage" dialog that only CSS hides. Trove
+keeps more on dev418 and ietf-1, where article text such as \`<img>\` or \`<module>\` stays text; turndown
+alone leaves it as raw HTML that a Markdown renderer drops. So the "equal or better text kept" target is
+missed on the recall figure, by newsletter prompts and reader comments, not by article text.
+
+${machine}
+
+Passes: ${passes}.
+`;
+  const path = join(import.meta.dir, "..", "docs", "benchmarks.md");
+  const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
+  const start = current.search(/^## Extraction\s*$/m);
+  let next: string;
+  if (start === -1) {
+    next = `${current.trimEnd()}\n\n${section}`;
+  } else {
+    const rest = current.slice(start + 1);
+    const end = rest.search(/^## /m);
+    next = current.slice(0, start) + section + (end === -1 ? "" : `\n${rest.slice(end)}`);
+  }
+  writeFileSync(path, next.endsWith("\n") ? next : `${next}\n`);
+  console.log(`\nwrote the Extraction section of ${path}`);
+}
