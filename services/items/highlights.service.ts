@@ -4,7 +4,7 @@ import type { Caller, HighlightDto } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
 import { anchorsAt, locate } from "./anchors.ts";
-import type { HighlightChange, HighlightRow, HighlightsRepository } from "./highlights.repository.ts";
+import { HighlightsRepository, type HighlightChange, type HighlightRow } from "./highlights.repository.ts";
 import type { ItemsRepository } from "./items.repository.ts";
 
 export interface HighlightInput {
@@ -66,7 +66,10 @@ export class HighlightsService {
     const now = nowSeconds();
     const placed = place(item.content_markdown ?? "", input);
     const row: HighlightRow = { id: newId(), item_id: itemId, note: input.note ?? "", created_at: now, updated_at: now, text: input.text, ...placed };
-    await this.repo.insert(caller.accountId, row);
+    await this.items.transaction(async (tx) => {
+      await new HighlightsRepository(tx.kysely).insert(caller.accountId, row);
+      await tx.refreshLists(caller.accountId, [itemId]);
+    });
     return { highlight: toDto(row) };
   }
 
@@ -96,8 +99,11 @@ export class HighlightsService {
   }
 
   async delete(caller: Caller, id: string) {
-    await this.visibleHighlight(caller, id);
-    await this.repo.delete(caller.accountId, id);
+    const h = await this.visibleHighlight(caller, id);
+    await this.items.transaction(async (tx) => {
+      await new HighlightsRepository(tx.kysely).delete(caller.accountId, id);
+      await tx.refreshLists(caller.accountId, [h.item_id]);
+    });
     return { ok: true, id };
   }
 

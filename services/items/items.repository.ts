@@ -30,6 +30,7 @@ export interface ItemRow {
   /** Attached by reads: the item's tags (in the order added) and collections (newest first). */
   tag_list: { name: string; slug: string }[];
   collection_list: { id: string; name: string; slug: string }[];
+  highlight_count: number;
   highlight_list?: unknown[] | null;
 }
 
@@ -91,27 +92,37 @@ export interface ContentUpdate {
 const metaColumns = [
   "id", "account_id", "url", "url_hash", "title", "favicon", "status", "times_added", "notes", "source",
   "created_at", "updated_at", "last_seen_at", "processed_at", "content_key", "content_size", "content_truncated",
-  "content_source", "content_extracted_at", "content_extract_error",
+  "content_source", "content_extracted_at", "content_extract_error", "highlight_count",
 ] as const;
 
 type Q = SelectQueryBuilder<any, any, any>;
 
-// Tags, collections and highlights ride along as JSON, so reading an item is one query.
-const tagList = sql<{ name: string; slug: string }[]>`coalesce((
-  select json_agg(json_build_object('name', t.name, 'slug', t.slug) order by it.added_at, t.slug)
-  from items.item_tags it join items.tags t on t.id = it.tag_id where it.item_id = items.id), '[]'::json)`.as("tag_list");
-const collectionList = sql<{ id: string; name: string; slug: string }[]>`coalesce((
-  select json_agg(json_build_object('id', c.id, 'name', c.name, 'slug', c.slug) order by ic.added_at desc, c.slug)
-  from items.item_collections ic join items.collections c on c.id = ic.collection_id where ic.item_id = items.id), '[]'::json)`.as(
-  "collection_list",
-);
-const highlightList = sql<unknown[] | null>`(
-  select json_agg(json_build_object('id', h.id, 'itemId', h.item_id, 'text', h.text, 'prefix', h.prefix, 'suffix', h.suffix,
-    'note', h.note, 'startOffset', h.start_offset, 'endOffset', h.end_offset, 'createdAt', h.created_at, 'updatedAt', h.updated_at)
-    order by h.created_at, h.id)
-  from items.highlights h where h.item_id = items.id)`.as("highlight_list");
+// Each row carries its tags and collections (kept by refreshLists); highlights are read only when it has some.
+const tagList = sql<{ name: string; slug: string }[]>`tags`.as("tag_list");
+const collectionList = sql<{ id: string; name: string; slug: string }[]>`collections`.as("collection_list");
 
-type GetShape = { content: boolean; highlights: boolean };
+type GetShape = { content: boolean };
+
+const highlightsOf = compileOnce(["accountId", "itemId"] as const, (p, db) =>
+  db
+    .selectFrom("items.highlights")
+    .select([
+      "id",
+      "item_id as itemId",
+      "text",
+      "prefix",
+      "suffix",
+      "note",
+      "start_offset as startOffset",
+      "end_offset as endOffset",
+      "created_at as createdAt",
+      "updated_at as updatedAt",
+    ])
+    .where("account_id", "=", p.accountId)
+    .where("item_id", "=", p.itemId)
+    .orderBy("created_at")
+    .orderBy("id"),
+);
 
 export class ItemsRepository {
   /** The item read is the hottest query: one compiled form per shape (with content, with highlights). */
@@ -176,35 +187,47 @@ export class ItemsRepository {
     id: string,
     opts: { content?: boolean; highlights?: boolean; scope?: KeyScope | null } = {},
   ): Promise<ItemRow | undefined> {
+    let row: ItemRow | undefined;
     if (!opts.scope) {
-      const [row] = await this.getQuery({ content: opts.content === true, highlights: opts.highlights === true })(this.root, { accountId, id });
-      return row;
+      [row] = await this.getQuery({ content: opts.content === true })(this.root, { accountId, id });
+    } else {
+      const q = this.applyScope(this.db.selectFrom("items.items").where("account_id", "=", accountId).where("id", "=", id) as Q, accountId, opts.scope);
+      row = (await q
+        .select([...metaColumns, tagList, collectionList])
+        .$if(opts.content === true, (qb) => qb.select(["content_markdown", "content"]))
+        .executeTakeFirst()) as ItemRow | undefined;
     }
-    let q = this.db.selectFrom("items.items").where("account_id", "=", accountId).where("id", "=", id) as Q;
-    q = this.applyScope(q, accountId, opts.scope ?? null);
-    return (await q
-      .select([...metaColumns, tagList, collectionList])
-      .$if(opts.content === true, (qb) => qb.select(["content_markdown", "content"]))
-      .$if(opts.highlights === true, (qb) => qb.select(highlightList))
-      .executeTakeFirst()) as ItemRow | undefined;
+    if (row && opts.highlights && row.highlight_count > 0) row.highlight_list = await highlightsOf(this.root, { accountId, itemId: id });
+    return row;
   }
 
   private getQuery(shape: GetShape) {
-    const key = `${shape.content}:${shape.highlights}`;
+    const key = String(shape.content);
     let run = ItemsRepository.getQueries.get(key);
     if (!run) {
-      run = compileOnce(["accountId", "id"] as const, (p) =>
-        this.db
+      run = compileOnce(["accountId", "id"] as const, (p, db) =>
+        db
           .selectFrom("items.items")
           .where("account_id", "=", p.accountId)
           .where("id", "=", p.id)
           .select([...metaColumns, tagList, collectionList])
-          .$if(shape.content, (qb) => qb.select(["content_markdown", "content"]))
-          .$if(shape.highlights, (qb) => qb.select(highlightList)),
+          .$if(shape.content, (qb) => qb.select(["content_markdown", "content"])),
       );
       ItemsRepository.getQueries.set(key, run);
     }
     return run;
+  }
+
+  /** Recomputes the items' tag, collection and highlight-count columns from the link tables. */
+  async refreshLists(accountId: string, itemIds: string[]): Promise<void> {
+    if (itemIds.length === 0) return;
+    await sql`update items.items i set
+      tags = coalesce((select jsonb_agg(jsonb_build_object('name', t.name, 'slug', t.slug) order by it.added_at, t.slug)
+        from items.item_tags it join items.tags t on t.id = it.tag_id where it.item_id = i.id), '[]'::jsonb),
+      collections = coalesce((select jsonb_agg(jsonb_build_object('id', c.id, 'name', c.name, 'slug', c.slug) order by ic.added_at desc, c.slug)
+        from items.item_collections ic join items.collections c on c.id = ic.collection_id where ic.item_id = i.id), '[]'::jsonb),
+      highlight_count = (select count(*) from items.highlights h where h.item_id = i.id)
+      where i.account_id = ${accountId} and i.id in (${sql.join(itemIds)})`.execute(this.root);
   }
 
   /** The stored Markdown of one item (for reads and anchoring). */

@@ -122,6 +122,7 @@ export class ItemsService {
       const events = changeEvents(id, before, after, changed);
       if (events.length > 0) set.updated_at = now;
       await tx.updateFields(caller.accountId, id, set);
+      if (change.tags !== undefined || collectionIds !== before.collectionIds) await tx.refreshLists(caller.accountId, [id]);
       for (const e of events) await tx.addEvent(caller.accountId, e);
       const fresh = (await tx.getById(caller.accountId, id))!;
       const item = toItem(fresh, false);

@@ -60,7 +60,13 @@ export class TagsService {
       if (!set.name) throw new AppError("validation_failed", "name is empty", { fields: { name: "must not be blank" } });
     }
     if (input.description !== undefined) set.description = input.description;
-    const tag = Object.keys(set).length > 0 ? await this.repo.update(caller.accountId, slug, set) : (await this.repo.bySlugs(caller.accountId, [slug]))[0];
+    const tag = await this.items.transaction(async (tx) => {
+      const repo = new TagsRepository(tx.kysely);
+      const changed = Object.keys(set).length > 0 ? await repo.update(caller.accountId, slug, set) : (await repo.bySlugs(caller.accountId, [slug]))[0];
+      // Items carry their tags' names: a rename reaches them.
+      if (changed && set.name !== undefined) await tx.refreshLists(caller.accountId, await repo.itemsWithTag(caller.accountId, changed.id));
+      return changed;
+    });
     if (!tag) throw new AppError("not_found", "tag not found");
     return { tag: toDto(tag) };
   }
@@ -79,6 +85,7 @@ export class TagsService {
         await tx.addEvent(caller.accountId, itemEvent("item.untagged", row.id, before, after, { changedFields: ["tags"], tagSlugsRemoved: [slug] }));
       }
       await repo.delete(caller.accountId, tag.id);
+      await tx.refreshLists(caller.accountId, itemIds);
       return rows.length;
     });
     const eventId = newId();
