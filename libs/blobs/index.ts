@@ -41,25 +41,30 @@ export class FileBlobStore implements BlobStore {
 }
 
 export class NatsBlobStore implements BlobStore {
-  private store: Promise<ObjectStore>;
+  private opened: Promise<ObjectStore> | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
-    bucket: string,
-  ) {
-    this.store = new Objm(nc).create(bucket);
+    private readonly bucket: string,
+  ) {}
+
+  // The bucket is made on first use: services that never store a file add no stream to the server.
+  private store(): Promise<ObjectStore> {
+    this.opened ??= new Objm(this.nc).create(this.bucket);
+    this.opened.catch(() => (this.opened = undefined));
+    return this.opened;
   }
 
   async put(key: string, bytes: Uint8Array) {
-    await (await this.store).putBlob({ name: safeKey(key) }, bytes);
+    await (await this.store()).putBlob({ name: safeKey(key) }, bytes);
   }
 
   async get(key: string) {
-    return (await (await this.store).getBlob(safeKey(key))) ?? undefined;
+    return (await (await this.store()).getBlob(safeKey(key))) ?? undefined;
   }
 
   async delete(key: string) {
-    await (await this.store).delete(safeKey(key)).catch(() => {});
+    await (await this.store()).delete(safeKey(key)).catch(() => {});
   }
 
   async close() {

@@ -282,12 +282,15 @@ function readHeaders(h: MsgHdrs | undefined): Headers {
   return out;
 }
 
-/** Deletes a prefix's event stream and payload bucket (tests clean up after their own namespace). */
+/** Deletes the event stream and buckets of a prefix and of prefixes that extend it (tests clean up after their runs). */
 export async function dropNatsNamespace(url: string, prefix: string): Promise<void> {
   const nc = await connect({ servers: url });
   try {
     const jsm = await jetstreamManager(nc);
-    for (const stream of [`${prefix}_events`, `OBJ_${prefix}_payloads`]) await jsm.streams.delete(stream).catch(() => false);
+    const ours = (name: string) => name.startsWith(`${prefix}`) || name.startsWith(`OBJ_${prefix}`);
+    const names: string[] = [];
+    for await (const s of jsm.streams.list()) if (ours(s.config.name)) names.push(s.config.name);
+    for (const stream of names) await jsm.streams.delete(stream).catch(() => false);
   } finally {
     await nc.close();
   }
