@@ -12,22 +12,15 @@ import { capMarkdown } from "./truncate.ts";
  */
 export const contentCapBytes = 512 * 1024;
 
-export interface ExtractedParts {
+/** What an extractor found, before capping: the Extraction's metadata fields plus how it was found. */
+export type ExtractedParts = Pick<Extraction, "title" | "favicon" | "byline" | "published" | "lang" | "siteName" | "excerpt" | "markdown"> & {
   url: string;
   contentType: "article" | "text";
   /** How the content was found, kept in the item's meta for diagnosis: "readability", "body" (Readability found
    * nothing usable), "markup" (the DOM failed; text by pattern), "plain", "markdown". */
   extractor: "readability" | "body" | "markup" | "plain" | "markdown";
-  title: string;
-  favicon: string;
-  byline: string | null;
-  published: string | null;
-  lang: string | null;
-  siteName: string | null;
-  excerpt: string | null;
-  markdown: string;
   media: MediaEntry[];
-}
+};
 
 /** The Extraction for `parts`; throws ExtractError "empty" when there is nothing to store. */
 export function buildExtraction(parts: ExtractedParts, capBytes = contentCapBytes): Extraction {

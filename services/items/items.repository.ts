@@ -103,6 +103,21 @@ const collectionList = sql<{ id: string; name: string; slug: string }[]>`collect
 
 type GetShape = { content: boolean };
 
+/** Ids of the account's items carrying all (filters) or any (key scopes) of the tag slugs. */
+const withTags = (accountId: string, slugs: string[], match: "all" | "any") => (eb: ExpressionBuilder<any, any>) => {
+  const q = eb
+    .selectFrom("items.item_tags as it")
+    .innerJoin("items.tags as t", "t.id", "it.tag_id")
+    .select("it.item_id")
+    .where("it.account_id", "=", accountId)
+    .where("t.slug", "in", slugs);
+  return match === "any" ? q : q.groupBy("it.item_id").having(sql`count(distinct t.slug)`, "=", slugs.length);
+};
+
+/** Ids of the items in a collection. */
+const inCollection = (collectionId: string) => (eb: ExpressionBuilder<any, any>) =>
+  eb.selectFrom("items.item_collections").select("item_id").where("collection_id", "=", collectionId);
+
 const highlightsOf = compileOnce(["accountId", "itemId"] as const, (p, db) =>
   db
     .selectFrom("items.highlights")
@@ -293,23 +308,8 @@ export class ItemsRepository {
         ]),
       );
     }
-    if (f.tagSlugs && f.tagSlugs.length > 0) {
-      const slugs = f.tagSlugs;
-      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) =>
-        eb
-          .selectFrom("items.item_tags as it")
-          .innerJoin("items.tags as t", "t.id", "it.tag_id")
-          .select("it.item_id")
-          .where("it.account_id", "=", accountId)
-          .where("t.slug", "in", slugs)
-          .groupBy("it.item_id")
-          .having(sql`count(distinct t.slug)`, "=", slugs.length),
-      );
-    }
-    if (f.collectionId !== undefined) {
-      const cid = f.collectionId;
-      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) => eb.selectFrom("items.item_collections").select("item_id").where("collection_id", "=", cid));
-    }
+    if (f.tagSlugs && f.tagSlugs.length > 0) q = q.where("id", "in", withTags(accountId, f.tagSlugs, "all"));
+    if (f.collectionId !== undefined) q = q.where("id", "in", inCollection(f.collectionId));
     if (f.q) {
       const like = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       q = q.where((eb) =>
@@ -322,21 +322,8 @@ export class ItemsRepository {
   /** A scoped key sees only items carrying one of its tags, or in its collection. */
   private applyScope(q: Q, accountId: string, scope: KeyScope | null): Q {
     if (!scope) return q;
-    if (scope.tagSlugs && scope.tagSlugs.length > 0) {
-      const slugs = scope.tagSlugs;
-      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) =>
-        eb
-          .selectFrom("items.item_tags as it")
-          .innerJoin("items.tags as t", "t.id", "it.tag_id")
-          .select("it.item_id")
-          .where("it.account_id", "=", accountId)
-          .where("t.slug", "in", slugs),
-      );
-    }
-    if (scope.collectionId) {
-      const cid = scope.collectionId;
-      q = q.where("id", "in", (eb: ExpressionBuilder<any, any>) => eb.selectFrom("items.item_collections").select("item_id").where("collection_id", "=", cid));
-    }
+    if (scope.tagSlugs && scope.tagSlugs.length > 0) q = q.where("id", "in", withTags(accountId, scope.tagSlugs, "any"));
+    if (scope.collectionId) q = q.where("id", "in", inCollection(scope.collectionId));
     return q;
   }
 
