@@ -1,6 +1,6 @@
 // Real: every service in-process on a fresh PGlite and the in-process bus, driven over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTrove, bobKey, eventually, type ApiResponse, type TestTrove } from "@trove/testing";
+import { startTrove, startPageServer, bobKey, eventually, type ApiResponse, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
 beforeAll(async () => {
@@ -200,6 +200,29 @@ describe("production pass-through (responses not re-validated)", () => {
       expect((await quota.json()).fields.status).toBeString();
     } finally {
       await fast.stop();
+    }
+  });
+});
+
+describe("graceful stop", () => {
+  test("a request in flight when the stop begins still gets its full answer; new connections are refused", async () => {
+    const pages = startPageServer();
+    const stopping = await startTrove({ TROVE_INGEST_WAIT_MS: "5000" });
+    try {
+      const inFlight = stopping.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/slow` } }); // ~1.5 s to answer
+      await Bun.sleep(300);
+      const stopped = stopping.stop();
+      const res = await inFlight;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ ok: true, extracted: true });
+      await stopped;
+      const after = await fetch(`${stopping.url}/api/health`).then(
+        (r) => r.status,
+        () => "refused",
+      );
+      expect(after).toBe("refused");
+    } finally {
+      pages.stop();
     }
   });
 });
