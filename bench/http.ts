@@ -82,13 +82,13 @@ try {
     results.push(wrk("(a) bare Elysia JSON", `http://127.0.0.1:${port}/json`));
     await stopAll([proc]);
   }
-  // (b) Elysia -> NATS -> echo service
+  // (b0) bare Elysia -> NATS -> echo service (the floor of any HTTP -> NATS round trip)
   {
     const port = await freePort();
     const svc = Bun.spawn(["bun", "run", "bench/servers.ts", "echo-service"], { cwd: repoRoot, env: envBase, stdout: "ignore" });
     const gw = Bun.spawn(["bun", "run", "bench/servers.ts", "echo-gateway", String(port)], { cwd: repoRoot, env: envBase, stdout: "ignore" });
     await waitHttp(`http://127.0.0.1:${port}/echo`);
-    results.push(wrk("(b) gateway -> NATS echo", `http://127.0.0.1:${port}/echo`));
+    results.push(wrk("(b0) bare Elysia -> NATS echo", `http://127.0.0.1:${port}/echo`));
     await stopAll([gw, svc]);
   }
   // (c1) embedded: bun run start on PGlite + in-process bus
@@ -110,6 +110,7 @@ try {
   {
     const topo = await launchDistributed({ ...b, prefix: `${b.prefix}d` }, { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "info", TROVE_VALIDATE_RESPONSES: "0" });
     const id = await saveOne(topo.url);
+    results.push(wrk("(b) GET /api/ping: Trove gateway -> NATS echo (items)", `${topo.url}/api/ping`, auth));
     results.push(wrk("(c) GET /api/items/{id} distributed", `${topo.url}/api/items/${id}`, auth));
     await topo.stop();
   }
@@ -120,6 +121,7 @@ try {
 const cpu = /model name\s*:\s*(.*)/.exec(await Bun.file("/proc/cpuinfo").text())?.[1] ?? "unknown cpu";
 const memGiB = Math.round(Number(/MemTotal:\s+(\d+)/.exec(await Bun.file("/proc/meminfo").text())?.[1] ?? 0) / 1024 / 1024);
 const echo = results.find((r) => r.name.startsWith("(b)"))!;
+const bare = results.find((r) => r.name.startsWith("(b0)"))!;
 const dist = results.find((r) => r.name.endsWith("distributed"))!;
 const section = [
   "## HTTP",
@@ -133,7 +135,8 @@ const section = [
   "|---|---:|---:|---:|---|",
   ...results.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} |`),
   "",
-  `Distributed item read vs bus echo: ${((dist.rps / echo.rps) * 100).toFixed(0)} % (target at least 50 %); distributed p99 ${dist.p99} (target at most 10 ms).`,
+  `Distributed item read vs the gateway -> bus echo (b): ${((dist.rps / echo.rps) * 100).toFixed(0)} % (target at least 50 %); vs the bare`,
+  `Elysia -> NATS echo (b0): ${((dist.rps / bare.rps) * 100).toFixed(0)} %. Distributed p99 ${dist.p99} (target at most 10 ms).`,
   "",
 ].join("\n");
 const file = join(repoRoot, "docs", "benchmarks.md");

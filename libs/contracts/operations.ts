@@ -34,6 +34,15 @@ export const operations = {
     summary: "Service health: database, bus and each service",
     response: HealthReport,
   }),
+  ping: op({
+    method: "GET",
+    path: "/api/ping",
+    service: "items",
+    permission: "items.read",
+    tag: "Account",
+    summary: "Check a key and the path gateway -> bus -> service (answered by the items service, no database)",
+    response: t.Object({ ok: t.Boolean(), service: t.String(), time: t.Integer({ description: "Unix milliseconds" }) }),
+  }),
   me: op({
     method: "GET",
     path: "/api/me",

@@ -24,6 +24,7 @@ const who = (c: Caller | null): Caller => {
 };
 
 export const itemsEndpoints = (d: ItemsDomain): HandlerTable<"items"> => ({
+  ping: () => ({ ok: true, service: "items", time: Date.now() }),
   me: (_, ctx) => d.items.usage(who(ctx.caller)),
   stats: ({ query }, ctx) => d.items.stats(who(ctx.caller), query),
   ingest: ({ body }, ctx) => d.ingest.ingest(who(ctx.caller), body),

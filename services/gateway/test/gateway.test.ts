@@ -39,6 +39,13 @@ describe("authentication", () => {
     expect(Object.keys(body.services).sort()).toEqual(["delivery", "exports", "items", "notes", "sources"]);
   });
 
+  test("GET /api/ping answers from the items service for a valid key only", async () => {
+    const res = await trove.api("/api/ping");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ ok: true, service: "items", time: expect.any(Number) });
+    expect((await trove.api("/api/ping", { key: null })).status).toBe(401);
+  });
+
   test("GET /api/me reports the seeded plan", async () => {
     const res = await trove.api("/api/me", { key: bobKey });
     expect(res.status).toBe(200);
