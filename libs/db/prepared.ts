@@ -24,9 +24,9 @@ function wrap(client: pg.PoolClient): KyselyClient {
         name = `trove_${statements.size}`;
         statements.set(text, name);
       }
-      if (!name) return client.query(text, params as unknown[]);
+      if (!name) return corked(client, () => client.query(text, params as unknown[]));
       try {
-        return await client.query({ name, text, values: params as unknown[] });
+        return await corked(client, () => client.query({ name, text, values: params as unknown[] }));
       } catch (err) {
         // A migration changed a table under a prepared plan: forget the name and run the text unnamed once.
         if ((err as { code?: string }).code !== "0A000") throw err;
@@ -36,6 +36,17 @@ function wrap(client: pg.PoolClient): KyselyClient {
     },
     release: () => client.release(),
   };
+}
+
+/** pg writes Bind, Describe, Execute and Sync one by one, synchronously: corked, they leave in one write. */
+function corked<T>(client: pg.PoolClient, send: () => T): T {
+  const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+  stream?.cork?.();
+  try {
+    return send();
+  } finally {
+    stream?.uncork?.();
+  }
 }
 
 /** The pool kysely's PostgresDialect gets: same pool, clients that prepare their statements. */
