@@ -6,7 +6,7 @@ import iconv from "iconv-lite";
 import { DEFAULT_USER_AGENT, FetchError, fetchPage, guardedFetch } from "./index.ts";
 import type { FetchOptions } from "./index.ts";
 import { fetchWith } from "./request.ts";
-import { startServer, trickle } from "./test-servers.ts";
+import { startServer, trickle, failure } from "./test-servers.ts";
 import type { TestServer } from "./test-servers.ts";
 
 const opts: FetchOptions = { allowPrivate: true };
@@ -89,15 +89,6 @@ beforeAll(() => {
 });
 afterAll(() => s.stop());
 
-async function failure(p: Promise<unknown>): Promise<FetchError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof FetchError) return err;
-    throw err;
-  }
-  throw new Error("expected a FetchError");
-}
 
 describe("ordinary responses", () => {
   test("a normal page", async () => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Resolver } from "./guard.ts";
 import { FetchError, guardedFetch } from "./index.ts";
 import { fetchWith } from "./request.ts";
-import { startServer } from "./test-servers.ts";
+import { startServer, failure } from "./test-servers.ts";
 import type { TestServer } from "./test-servers.ts";
 
 let v4: TestServer;
@@ -24,15 +24,6 @@ afterAll(() => {
 
 const hits = () => v4.seen.length + v6.seen.length;
 
-async function failure(p: Promise<unknown>): Promise<FetchError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof FetchError) return err;
-    throw err;
-  }
-  throw new Error("expected a FetchError");
-}
 
 /** A resolver that answers from a table, as DNS would, without asking DNS. */
 const table =

@@ -1,4 +1,5 @@
 // Loopback-only servers for the webfetch tests, each recording what reached it.
+import { FetchError } from "./errors.ts";
 import type { Server } from "bun";
 
 /** What reached a server, copied while the request is live (Bun frees Request headers after the response). */
@@ -60,4 +61,15 @@ export function trickle(chunks: Uint8Array[], opts: { stall?: boolean; delayMs?:
       controller.close();
     },
   });
+}
+
+/** The FetchError a call fails with (the test fails if it succeeds or fails otherwise). */
+export async function failure(p: Promise<unknown>): Promise<FetchError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof FetchError) return err;
+    throw err;
+  }
+  throw new Error("expected a FetchError");
 }
