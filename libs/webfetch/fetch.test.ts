@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import zlib from "node:zlib";
 import iconv from "iconv-lite";
-import { DEFAULT_USER_AGENT, FetchError, fetchPage, guardedFetch } from "./index.ts";
+import { DEFAULT_USER_AGENT, fetchPage, guardedFetch } from "./index.ts";
 import type { FetchOptions } from "./index.ts";
 import { fetchWith } from "./request.ts";
 import { startServer, trickle, failure } from "./test-servers.ts";

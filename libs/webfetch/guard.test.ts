@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Resolver } from "./guard.ts";
-import { FetchError, guardedFetch } from "./index.ts";
+import { guardedFetch } from "./index.ts";
 import { fetchWith } from "./request.ts";
 import { startServer, failure } from "./test-servers.ts";
 import type { TestServer } from "./test-servers.ts";

@@ -19,7 +19,6 @@ import {
 import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
-import { hashKey } from "./accounts.service.ts";
 import { routeNotFound, validationFailed } from "./errors.ts";
 import { permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
@@ -223,4 +222,3 @@ function jsonResponse(json: string, headers: Record<string, unknown>): Response 
 }
 
 export type GatewayApp = ReturnType<typeof createGatewayApp>;
-export { hashKey };

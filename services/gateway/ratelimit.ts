@@ -12,7 +12,7 @@ export class RateLimiter {
   private readonly limiter: RateLimiterMemory;
   readonly policy: string;
 
-  constructor(private readonly limit: number) {
+  constructor(limit: number) {
     this.limiter = new RateLimiterMemory({ points: limit, duration: windowSeconds });
     this.policy = `"default";q=${limit};w=${windowSeconds}`;
   }

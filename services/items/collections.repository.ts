@@ -47,27 +47,6 @@ export class CollectionsRepository {
       .execute()) as (CollectionRow & { item_count: number })[];
   }
 
-  /** Each item's collections, most recently added first. */
-  async forItems(accountId: string, itemIds: string[]): Promise<Map<string, CollectionRow[]>> {
-    const out = new Map<string, CollectionRow[]>();
-    if (itemIds.length === 0) return out;
-    const rows = await this.db
-      .selectFrom("items.item_collections as ic")
-      .innerJoin("items.collections as c", "c.id", "ic.collection_id")
-      .select(["ic.item_id", "c.id", "c.name", "c.slug"])
-      .where("ic.account_id", "=", accountId)
-      .where("ic.item_id", "in", itemIds)
-      .orderBy("ic.added_at", "desc")
-      .orderBy("c.slug")
-      .execute();
-    for (const r of rows) {
-      const list = out.get(r.item_id as string) ?? [];
-      list.push({ id: r.id as string, name: r.name as string, slug: r.slug as string });
-      out.set(r.item_id as string, list);
-    }
-    return out;
-  }
-
   async link(accountId: string, itemId: string, collectionIds: string[], now: number): Promise<void> {
     if (collectionIds.length === 0) return;
     await this.db

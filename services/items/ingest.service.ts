@@ -89,27 +89,13 @@ export class IngestService {
         limitScope: caller.plan.limitScope,
         linkLimit: caller.plan.linkLimit,
         linkCount: usage.linkCount,
-        sync: await this.sync(caller, false, 0),
+        sync: syncOf(usage, false, 0),
       });
     }
   }
 
-  private async sync(caller: Caller, added: boolean, accepted = 1): Promise<SyncDto> {
-    const u = await this.items.usage(caller);
-    return {
-      received: 1,
-      accepted,
-      upserted: accepted,
-      added: added ? 1 : 0,
-      skipped: 1 - accepted,
-      linkLimit: u.linkLimit,
-      linkCount: u.linkCount,
-      linkCountLifetime: u.linkCountLifetime,
-      linkCountPeriod: u.linkCountPeriod,
-      linkCountMonth: u.linkCountMonth,
-      linkCountMonthKey: u.linkCountMonthKey,
-      limitReached: u.linkCount >= u.linkLimit,
-    };
+  private async sync(caller: Caller, added: boolean): Promise<SyncDto> {
+    return syncOf(await this.items.usage(caller), added, 1);
   }
 
   /** Inserts the item (counted toward the plan, item.created) or records one more save of it. */
@@ -197,4 +183,22 @@ export class IngestService {
       await this.highlights.reanchor(accountId, itemId, capture.extraction.markdown);
     }
   }
+}
+
+/** The sync summary of one received URL, from the plan usage after it. */
+function syncOf(u: Awaited<ReturnType<ItemsService["usage"]>>, added: boolean, accepted: number): SyncDto {
+  return {
+    received: 1,
+    accepted,
+    upserted: accepted,
+    added: added ? 1 : 0,
+    skipped: 1 - accepted,
+    linkLimit: u.linkLimit,
+    linkCount: u.linkCount,
+    linkCountLifetime: u.linkCountLifetime,
+    linkCountPeriod: u.linkCountPeriod,
+    linkCountMonth: u.linkCountMonth,
+    linkCountMonthKey: u.linkCountMonthKey,
+    limitReached: u.linkCount >= u.linkLimit,
+  };
 }

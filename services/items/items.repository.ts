@@ -379,18 +379,6 @@ export class ItemsRepository {
       .execute();
   }
 
-  /** The account's events in log order (tests and the change stream read them). */
-  async events(accountId: string, afterSeq = 0, limit = 1000) {
-    return this.db
-      .selectFrom("items.item_events")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .where("seq", ">", afterSeq)
-      .orderBy("seq")
-      .limit(limit)
-      .execute();
-  }
-
   async countUp(accountId: string, periods: string[]): Promise<void> {
     for (const period of periods) {
       await this.db

@@ -68,27 +68,6 @@ export class TagsRepository {
     return rows.filter((r) => r.links === 0 || r.item_count > 0).map(({ links: _, ...r }) => r);
   }
 
-  /** Tag names and slugs of each item, in the order they were added. */
-  async forItems(accountId: string, itemIds: string[]): Promise<Map<string, { name: string; slug: string }[]>> {
-    const out = new Map<string, { name: string; slug: string }[]>();
-    if (itemIds.length === 0) return out;
-    const rows = await this.db
-      .selectFrom("items.item_tags as it")
-      .innerJoin("items.tags as t", "t.id", "it.tag_id")
-      .select(["it.item_id", "t.name", "t.slug"])
-      .where("it.account_id", "=", accountId)
-      .where("it.item_id", "in", itemIds)
-      .orderBy("it.added_at")
-      .orderBy("t.slug")
-      .execute();
-    for (const r of rows) {
-      const list = out.get(r.item_id as string) ?? [];
-      list.push({ name: r.name as string, slug: r.slug as string });
-      out.set(r.item_id as string, list);
-    }
-    return out;
-  }
-
   async link(accountId: string, itemId: string, tagIds: string[], now: number): Promise<void> {
     if (tagIds.length === 0) return;
     await this.db

@@ -162,6 +162,11 @@ describe("filters, feed and stats", () => {
     expect(after.items.map((i: any) => i.id)).not.toContain(id);
     const q = await (await trove.api("/api/feed?q=nothing-matches-this")).json();
     expect(q.items).toEqual([]);
+    for (const bad of ["limit=0", "limit=1001", "offset=-1", "q=", "since=tomorrow"]) {
+      const res = await trove.api(`/api/feed?${bad}`);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toBe("validation_failed");
+    }
   });
 
   test("stats count by status and in a range", async () => {

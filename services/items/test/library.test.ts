@@ -115,6 +115,15 @@ describe("highlights", () => {
     expect((await json(`/api/items/${id}/highlights?limit=101`)).status).toBe(400);
     expect((await json(`/api/items/${id}/highlights`, { key: bobKey })).status).toBe(404);
     expect((await json("/api/highlights/01900000-0000-7000-8000-000000000000")).status).toBe(404);
+    const h = (await json(`/api/items/${id}/highlights`, { method: "POST", json: { text: "Parsers turn text" } })).body.highlight;
+    for (const bad of [{ note: 5 }, { startOffset: "x" }, { text: "" }, { endOffset: -3 }]) {
+      const r = await json(`/api/highlights/${h.id}`, { method: "PATCH", json: bad });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe("validation_failed");
+    }
+    expect((await json(`/api/highlights/${h.id}`, { method: "PATCH", json: { note: "x" }, key: bobKey })).status).toBe(404);
+    expect((await json(`/api/highlights/${h.id}`, { method: "DELETE", key: bobKey })).status).toBe(404);
+    expect((await json(`/api/highlights/${h.id}`)).status).toBe(200);
   });
 });
 
