@@ -5,6 +5,7 @@ import { openBus, type Bus } from "@trove/bus";
 import { migrateSchema, openDatabase, type Database } from "@trove/db";
 import { createLogger, flushLogs, type Logger } from "@trove/log";
 import { openBlobs } from "@trove/blobs";
+import type { Resolver } from "@trove/webfetch";
 import type { RunningService, Runtime, ServiceModule } from "./runtime.ts";
 
 export interface Host {
@@ -20,6 +21,8 @@ export interface StartOptions {
   /** Tests pass an already opened (template) database. */
   database?: Database;
   bus?: Bus;
+  /** Name resolution for outgoing fetches (tests: one that never asks DNS). */
+  resolver?: Resolver;
 }
 
 /** Starts the modules in order; stop() stops them in reverse, then closes the bus and the database. */
@@ -31,7 +34,7 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const bus =
     opts.bus ?? (await openBus({ natsUrl: config.natsUrl, prefix: config.busPrefix, log, name: modules.map((m) => m.name).join(",") }));
   const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir });
-  const runtime: Runtime = { config, log, bus, database, blobs, deployment };
+  const runtime: Runtime = { config, log, bus, database, blobs, deployment, resolver: opts.resolver };
   const running: RunningService[] = [];
   try {
     await migrateModules(modules, database);

@@ -5,6 +5,7 @@ import type { Database } from "@trove/db";
 import type { BlobStore } from "@trove/blobs";
 import type { Logger } from "@trove/log";
 import type { ServiceName } from "@trove/contracts";
+import type { Resolver } from "@trove/webfetch";
 
 export interface Runtime {
   config: Config;
@@ -15,6 +16,8 @@ export interface Runtime {
   blobs: BlobStore;
   /** "embedded" when every service shares this process. */
   deployment: "embedded" | "distributed";
+  /** Name resolution for outgoing fetches; unset = the system resolver. Tests pass one that never asks DNS. */
+  resolver?: Resolver;
 }
 
 export interface RunningService {

@@ -1,5 +1,6 @@
 export * from "./trove.ts";
 export { freshPglite } from "./pglite.ts";
-export { createScratchDatabase } from "./postgres.ts";
+export { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
+export * from "./stack.ts";
 export * from "./topology.ts";
 export * from "./pages.ts";

@@ -29,3 +29,16 @@ export async function createScratchDatabase(tag: string): Promise<string> {
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+/** Drops a database made by createScratchDatabase (its connections are closed first). */
+export async function dropScratchDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  if (!name.startsWith(prefix)) throw new Error(`${name} is not a scratch database`);
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL ?? url.replace(/\/[^/]*$/, "/postgres") });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+}

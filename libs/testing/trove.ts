@@ -1,14 +1,19 @@
-// A whole Trove in this process for service tests: every service, a fresh PGlite database, the in-process bus,
-// the gateway on a free port, and two seeded accounts. What is real: all of it; nothing is mocked.
+// A whole Trove in this process for service tests: every service, the gateway on a free port, and two seeded
+// accounts. On the embedded stack: a fresh PGlite database (from a migrated template) and the in-process bus;
+// on postgres-nats: a scratch PostgreSQL database and a fresh NATS namespace. Names resolve only to loopback.
+// What is real: all of it; nothing is mocked.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Kysely } from "kysely";
+import { dropNatsNamespace } from "@trove/bus";
 import { parseConfig } from "@trove/config";
 import { startHost } from "@trove/host";
 import { createLogger } from "@trove/log";
 import { allServices } from "../../services.ts";
 import { freshPglite } from "./pglite.ts";
+import { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
+import { loopbackResolver, testStack, type TestStack } from "./stack.ts";
 
 export const aliceKey = "test-key-alice-0123456789";
 export const bobKey = "test-key-bob-0123456789ab";
@@ -23,17 +28,26 @@ export type ApiResponse = Omit<Response, "json"> & { json(): Promise<any> };
 
 export interface TestTrove {
   url: string;
-  /** The database, to read what has no HTTP face yet (the event outbox). */
+  stack: TestStack;
+  /** The database, to read what has no HTTP face yet (the event outbox) and to set up large fixtures. */
   db: Kysely<any>;
   /** Every log line written so far, parsed. */
   logs: Record<string, unknown>[];
+  /** Host names the services asked to resolve (none of them reached DNS). */
+  lookups: string[];
   /** fetch against the gateway, as alice unless `key` says otherwise (null: no credential). */
   api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<ApiResponse>;
   stop(): Promise<void>;
 }
 
 export async function startTrove(env: Record<string, string> = {}): Promise<TestTrove> {
+  const stack = testStack();
   const dataDir = mkdtempSync(join(tmpdir(), "trove-test-"));
+  const prefix = `t${crypto.randomUUID().slice(0, 8)}`;
+  const distributed =
+    stack === "postgres-nats"
+      ? { DATABASE_URL: await createScratchDatabase("svc"), NATS_URL: process.env.NATS_URL!, TROVE_BUS_PREFIX: prefix }
+      : {};
   const config = parseConfig({
     PORT: "0",
     TROVE_DATA_DIR: dataDir,
@@ -42,6 +56,7 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Test
     TROVE_ALLOW_PRIVATE_NETWORK: "1",
     // Every test checks every reply against the contract's schemas.
     TROVE_VALIDATE_RESPONSES: "1",
+    ...distributed,
     ...env,
   });
   const logs: Record<string, unknown>[] = [];
@@ -50,12 +65,20 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Test
       logs.push(JSON.parse(line));
     },
   });
-  const host = await startHost(allServices, { config, log, database: await freshPglite() });
+  const lookups: string[] = [];
+  const host = await startHost(allServices, {
+    config,
+    log,
+    database: stack === "embedded" ? await freshPglite() : undefined,
+    resolver: loopbackResolver(lookups),
+  });
   const url = host.url!;
   return {
     url,
+    stack,
     db: host.runtime.database.db,
     logs,
+    lookups,
     api: (path, init = {}) => {
       const { key = aliceKey, json, ...rest } = init;
       const headers = new Headers(rest.headers);
@@ -66,6 +89,8 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Test
     stop: async () => {
       await host.stop();
       rmSync(dataDir, { recursive: true, force: true });
+      if (config.natsUrl) await dropNatsNamespace(config.natsUrl, config.busPrefix).catch(() => {});
+      if (config.databaseUrl && distributed.DATABASE_URL) await dropScratchDatabase(config.databaseUrl).catch(() => {});
     },
   };
 }

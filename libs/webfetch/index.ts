@@ -11,6 +11,7 @@ export { FetchError, urlRefusal } from "./errors.ts";
 export type { FetchErrorReason } from "./errors.ts";
 export { DEFAULT_USER_AGENT } from "./request.ts";
 export type { FetchOptions, FetchResult } from "./types.ts";
+export type { Resolver, ResolvedAddress } from "./guard.ts";
 
 const HTML_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 

@@ -100,7 +100,7 @@ export async function fetchWith(input: string, opts: FetchOptions, internals: In
   const deadline = new Deadline(opts.timeoutMs ?? DEFAULTS.timeoutMs, opts.signal);
   const ctx: Context = {
     policy: internals.policy ?? addressPolicy(opts.allowPrivate),
-    resolver: internals.resolver ?? systemResolver,
+    resolver: internals.resolver ?? opts.resolver ?? systemResolver,
     connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
     deadline,
     ca: internals.ca,

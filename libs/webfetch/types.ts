@@ -1,3 +1,5 @@
+import type { Resolver } from "./guard.ts";
+
 export interface FetchOptions {
   /** TROVE_ALLOW_PRIVATE_NETWORK=1: loopback/private/link-local/CGNAT... allowed (cloud metadata never is). */
   allowPrivate: boolean;
@@ -17,6 +19,8 @@ export interface FetchOptions {
   userAgent?: string;
   accept?: string;
   signal?: AbortSignal;
+  /** Name -> addresses; default the system resolver. The test harness passes one that never asks DNS. */
+  resolver?: Resolver;
 }
 
 export interface FetchResult {

@@ -1,10 +1,10 @@
 // Collection rules: named by id, name or slug; creating an existing name returns the existing collection.
-import { slugify, type Caller, type CollectionDto } from "@trove/contracts";
+import type { Caller, CollectionDto } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
 import { CollectionsRepository, type CollectionRow } from "./collections.repository.ts";
 import type { ItemsRepository } from "./items.repository.ts";
-import { tagSlug } from "./tags.service.ts";
+import { collectionRefs, tagSlug } from "./slugs.ts";
 
 const toDto = (c: CollectionRow, itemCount?: number): CollectionDto => ({
   id: c.id,
@@ -29,7 +29,7 @@ export class CollectionsService {
 
   /** The collection an id, name or slug names, or undefined. */
   async resolve(caller: Caller, ref: string, repo = this.repo): Promise<CollectionRow | undefined> {
-    const found = await repo.find(caller.accountId, [ref, slugify(ref) || tagSlug(ref)]);
+    const found = await repo.find(caller.accountId, collectionRefs(ref));
     return found.find((c) => c.id === ref) ?? found[0];
   }
 

@@ -1,11 +1,16 @@
 // Item change events for the outbox: what changed, and the item's scope (status, tags, collections) before and after.
 import { newId, nowMillis } from "@trove/db";
-import type { ItemEventRow } from "./items.repository.ts";
+import type { ItemEventRow, ItemRow } from "./items.repository.ts";
 
 export interface Scope {
   status: string;
   tagSlugs: string[];
   collectionIds: string[];
+}
+
+/** An item's scope as its row stands: what key scopes and webhook scopes are matched against. */
+export function scopeOf(r: ItemRow): Scope {
+  return { status: r.status, tagSlugs: r.tag_list.map((t) => t.slug), collectionIds: r.collection_list.map((c) => c.id) };
 }
 
 export type ItemEventType =

@@ -30,7 +30,7 @@ export const itemsService: ServiceModule = {
       items,
       highlights,
       media,
-      { allowPrivateNetwork: rt.config.allowPrivateNetwork, waitMs: rt.config.ingestWaitMs },
+      { allowPrivateNetwork: rt.config.allowPrivateNetwork, waitMs: rt.config.ingestWaitMs, resolver: rt.resolver },
       rt.log,
     );
     const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media }), rt.log);

@@ -6,11 +6,11 @@ import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
 import { ExtractError, extractHtml, extractText, type Extraction } from "@trove/extract";
 import type { Logger } from "@trove/log";
-import { FetchError, fetchPage, urlRefusal } from "@trove/webfetch";
-import { itemEvent } from "./events.ts";
+import { FetchError, fetchPage, urlRefusal, type Resolver } from "@trove/webfetch";
+import { itemEvent, scopeOf } from "./events.ts";
 import type { HighlightsService } from "./highlights.service.ts";
 import type { ItemsRepository } from "./items.repository.ts";
-import { monthKey, scopeOf, type ItemsService } from "./items.service.ts";
+import { monthKey, type ItemsService } from "./items.service.ts";
 import type { MediaService } from "./media.service.ts";
 import { normalizeUrl, parseSaveUrl, urlHash } from "./url.ts";
 
@@ -18,6 +18,8 @@ export interface IngestOptions {
   allowPrivateNetwork: boolean;
   /** How long the request waits for fetch + extraction before answering `background: true`. */
   waitMs: number;
+  /** Name resolution for fetches; unset = the system resolver. */
+  resolver?: Resolver;
 }
 
 /** What a capture produced: content, or the reason there is none. */
@@ -119,7 +121,7 @@ export class IngestService {
   private async capture(url: string, html: string | undefined): Promise<Capture> {
     try {
       if (html !== undefined) return { ok: true, extraction: extractHtml(html, { url }), source: "browser", fetchTruncated: false, finalUrl: url };
-      const page = await fetchPage(url, { allowPrivate: this.opts.allowPrivateNetwork, ...fetchLimits });
+      const page = await fetchPage(url, { allowPrivate: this.opts.allowPrivateNetwork, resolver: this.opts.resolver, ...fetchLimits });
       const isText = page.contentType.startsWith("text/plain") || page.contentType.startsWith("text/markdown");
       const extraction = isText
         ? extractText(page.text, { url: page.url, contentType: page.contentType })

@@ -5,7 +5,7 @@ import { AppError } from "@trove/errors";
 import { nowSeconds } from "@trove/db";
 import { overview, searchWindows, sliceLines } from "@trove/reader";
 import type { CollectionsService } from "./collections.service.ts";
-import { changeEvents, itemEvent, type Scope } from "./events.ts";
+import { changeEvents, itemEvent, scopeOf, type Scope } from "./events.ts";
 import type { ItemFilter, ItemRow, ItemsRepository, Page } from "./items.repository.ts";
 import type { TagsService } from "./tags.service.ts";
 import { parseTime } from "./time.ts";
@@ -256,10 +256,6 @@ export function parseStatuses(raw: string | undefined): string[] {
     });
   }
   return list;
-}
-
-export function scopeOf(r: ItemRow): Scope {
-  return { status: r.status, tagSlugs: r.tag_list.map((t) => t.slug), collectionIds: r.collection_list.map((c) => c.id) };
 }
 
 function extractedTitle(r: ItemRow): string {

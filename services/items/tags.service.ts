@@ -1,21 +1,14 @@
 // Tag rules: slugs are stable (renaming keeps the slug), names or slugs are accepted anywhere a tag is named,
 // tags are created on first use. Deleting a tag unlinks it from items (with events) and tells the notes service.
-import { createHash } from "node:crypto";
 import type { Bus } from "@trove/bus";
-import { slugify, type Caller, type TagDto } from "@trove/contracts";
+import type { Caller, TagDto } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
 import type { Logger } from "@trove/log";
-import { itemEvent } from "./events.ts";
+import { itemEvent, scopeOf } from "./events.ts";
 import type { ItemsRepository } from "./items.repository.ts";
-import { scopeOf } from "./items.service.ts";
+import { tagSlug } from "./slugs.ts";
 import { TagsRepository, type TagRow } from "./tags.repository.ts";
-
-/** The slug of a tag name; names with no Latin letters or digits get a short stable hash. */
-export function tagSlug(name: string): string {
-  const slug = slugify(name);
-  return slug || `tag-${createHash("sha256").update(name.trim().toLowerCase()).digest("hex").slice(0, 8)}`;
-}
 
 const toDto = (t: TagRow, itemCount?: number): TagDto => ({
   name: t.name,

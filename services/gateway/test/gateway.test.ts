@@ -30,11 +30,12 @@ describe("authentication", () => {
     const res = await trove.api("/api/health", { key: null });
     expect(res.status).toBe(200);
     const body = await res.json();
+    const embedded = trove.stack === "embedded";
     expect(body).toMatchObject({
       status: "ok",
-      deployment: "embedded",
-      database: { ok: true, kind: "pglite" },
-      bus: { ok: true, kind: "memory" },
+      deployment: embedded ? "embedded" : "distributed",
+      database: { ok: true, kind: embedded ? "pglite" : "postgres" },
+      bus: { ok: true, kind: embedded ? "memory" : "nats" },
     });
     expect(Object.keys(body.services).sort()).toEqual(["delivery", "exports", "items", "notes", "sources"]);
   });
