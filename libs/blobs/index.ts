@@ -1,5 +1,5 @@
 // Blob storage for uploaded files: files under the data directory (embedded), the NATS Object Store (distributed).
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -9,6 +9,8 @@ export interface BlobStore {
   put(key: string, bytes: Uint8Array): Promise<void>;
   get(key: string): Promise<Uint8Array | undefined>;
   delete(key: string): Promise<void>;
+  /** Every stored key (finding orphans: blobs no row refers to). */
+  list(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -25,7 +27,7 @@ export class FileBlobStore implements BlobStore {
     const path = join(this.dir, safeKey(key));
     // Write then rename, so a reader never sees half a file.
     await Bun.write(`${path}.tmp`, bytes);
-    await import("node:fs/promises").then((fs) => fs.rename(`${path}.tmp`, path));
+    await rename(`${path}.tmp`, path);
   }
 
   async get(key: string) {
@@ -35,6 +37,11 @@ export class FileBlobStore implements BlobStore {
 
   async delete(key: string) {
     await rm(join(this.dir, safeKey(key)), { force: true });
+  }
+
+  async list() {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    return names.filter((n) => !n.endsWith(".tmp"));
   }
 
   async close() {}
@@ -65,6 +72,10 @@ export class NatsBlobStore implements BlobStore {
 
   async delete(key: string) {
     await (await this.store()).delete(safeKey(key)).catch(() => {});
+  }
+
+  async list() {
+    return (await (await this.store()).list()).filter((e) => !e.deleted).map((e) => e.name);
   }
 
   async close() {

@@ -4,3 +4,4 @@ export { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
 export * from "./stack.ts";
 export * from "./topology.ts";
 export * from "./pages.ts";
+export * from "./keys.ts";

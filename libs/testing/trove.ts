@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Kysely } from "kysely";
+import type { BlobStore } from "@trove/blobs";
 import { dropNatsNamespace } from "@trove/bus";
 import { parseConfig } from "@trove/config";
 import { startHost } from "@trove/host";
@@ -33,6 +34,8 @@ export interface TestTrove {
   db: Kysely<any>;
   /** Every log line written so far, parsed. */
   logs: Record<string, unknown>[];
+  /** The blob store the services write uploads to (files, or the NATS Object Store). */
+  blobs: BlobStore;
   /** Host names the services asked to resolve (none of them reached DNS). */
   lookups: string[];
   /** fetch against the gateway, as alice unless `key` says otherwise (null: no credential). */
@@ -79,6 +82,7 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Test
     db: host.runtime.database.db,
     logs,
     lookups,
+    blobs: host.runtime.blobs,
     api: (path, init = {}) => {
       const { key = aliceKey, json, ...rest } = init;
       const headers = new Headers(rest.headers);

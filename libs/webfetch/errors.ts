@@ -16,13 +16,16 @@ export class FetchError extends Error {
   readonly status?: number;
   /** The URL being fetched when it failed (credentials already stripped). */
   readonly url: string;
+  /** For logs only, never for API answers: what the message leaves out (a resolved address). */
+  readonly detail?: string;
 
-  constructor(reason: FetchErrorReason, message: string, url: string, extra: { status?: number; cause?: unknown } = {}) {
+  constructor(reason: FetchErrorReason, message: string, url: string, extra: { status?: number; cause?: unknown; detail?: string } = {}) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = "FetchError";
     this.reason = reason;
     this.url = url;
     if (extra.status !== undefined) this.status = extra.status;
+    if (extra.detail !== undefined) this.detail = extra.detail;
   }
 }
 

@@ -4,8 +4,9 @@
 // so a DNS answer that changes between check and connect (rebinding) cannot win.
 import { promises as dns } from "node:dns";
 import type { LookupAddress } from "node:dns";
-import type { AddressPolicy } from "./address.ts";
+import { addressPolicy, type AddressPolicy } from "./address.ts";
 import { FetchError } from "./errors.ts";
+import { literalIp, parseTarget, socketHost } from "./url.ts";
 
 export interface ResolvedAddress {
   address: string;
@@ -21,13 +22,35 @@ export const systemResolver: Resolver = async (hostname) => {
   return dns.lookup(hostname, { all: true, verbatim: true });
 };
 
-/** Throws blocked_address unless the policy allows `ip`. */
+/**
+ * Throws blocked_address unless the policy allows `ip`. The message never names the address a host name resolved
+ * to (that would let anyone resolve internal names through the API); `detail` keeps it for the logs.
+ */
 export function checkAddress(policy: AddressPolicy, ip: string, host: string, url: string): void {
   const range = policy(ip);
-  if (range !== null) {
-    const shown = ip === host ? ip : `${host} (${ip})`;
-    throw new FetchError("blocked_address", `${shown} is in a blocked range: ${range}`, url);
-  }
+  if (range === null) return;
+  const literal = ip === host || `[${ip}]` === host;
+  const message = literal ? `${ip} is in a blocked range: ${range}` : `${host} resolves to an address Trove may not fetch`;
+  throw new FetchError("blocked_address", message, url, { detail: `${host} (${ip}) is in a blocked range: ${range}` });
+}
+
+/**
+ * Refuses a URL before anything is fetched or saved: its scheme and, for the first hop, its host's addresses
+ * (resolved within `timeoutMs`). A name that does not resolve is not a refusal: the fetch reports it.
+ */
+export async function checkTarget(
+  input: string,
+  opts: { allowPrivate: boolean; resolver?: Resolver; timeoutMs?: number },
+): Promise<void> {
+  const url = parseTarget(input);
+  const policy = addressPolicy(opts.allowPrivate);
+  const ip = literalIp(url);
+  if (ip) return checkAddress(policy, ip, ip, url.href);
+  const host = socketHost(url);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), opts.timeoutMs ?? 5_000)));
+  const addresses = await Promise.race([(opts.resolver ?? systemResolver)(host).catch(() => null), expired]).finally(() => clearTimeout(timer));
+  for (const a of addresses ?? []) checkAddress(policy, a.address, host, url.href);
 }
 
 type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;

@@ -6,6 +6,7 @@ import { fetchWith } from "./request.ts";
 import type { FetchOptions, FetchResult } from "./types.ts";
 
 export { blockedRange } from "./address.ts";
+export { checkTarget } from "./guard.ts";
 export { decodeBody } from "./charset.ts";
 export { FetchError, urlRefusal } from "./errors.ts";
 export type { FetchErrorReason } from "./errors.ts";

@@ -8,6 +8,7 @@ import type { IngestService } from "./ingest.service.ts";
 import type { ItemsService } from "./items.service.ts";
 import type { MediaService } from "./media.service.ts";
 import type { TagsService } from "./tags.service.ts";
+import type { UsageService } from "./usage.service.ts";
 
 export interface ItemsDomain {
   items: ItemsService;
@@ -16,6 +17,7 @@ export interface ItemsDomain {
   collections: CollectionsService;
   highlights: HighlightsService;
   media: MediaService;
+  usage: UsageService;
 }
 
 const who = (c: Caller | null): Caller => {
@@ -25,7 +27,7 @@ const who = (c: Caller | null): Caller => {
 
 export const itemsEndpoints = (d: ItemsDomain): HandlerTable<"items"> => ({
   ping: () => ({ ok: true, service: "items", time: Date.now() }),
-  me: (_, ctx) => d.items.usage(who(ctx.caller)),
+  me: (_, ctx) => d.usage.usage(who(ctx.caller)),
   stats: ({ query }, ctx) => d.items.stats(who(ctx.caller), query),
   ingest: ({ body }, ctx) => d.ingest.ingest(who(ctx.caller), body),
   listItems: ({ query }, ctx) => d.items.list(who(ctx.caller), query, query.include === "content"),
@@ -34,13 +36,7 @@ export const itemsEndpoints = (d: ItemsDomain): HandlerTable<"items"> => ({
   updateItem: ({ params, body }, ctx) => d.items.update(who(ctx.caller), params.id, body),
   archiveItems: ({ body }, ctx) => d.items.archive(who(ctx.caller), body.ids),
   markProcessed: ({ body }, ctx) => d.items.markProcessed(who(ctx.caller), body.ids),
-  deleteItems: async ({ body }, ctx) => {
-    const caller = who(ctx.caller);
-    const blobKeys = await d.media.blobKeysOf(caller.accountId, body.ids);
-    return d.items.delete(caller, body.ids, async (deleted) => {
-      if (deleted.length > 0) await d.media.dropBlobs(blobKeys);
-    });
-  },
+  deleteItems: ({ body }, ctx) => d.items.delete(who(ctx.caller), body.ids),
   itemContent: ({ params }, ctx) => d.items.content(who(ctx.caller), params.id),
   readItem: ({ params, query }, ctx) => d.items.read(who(ctx.caller), params.id, query),
   listMedia: ({ params, query }, ctx) => d.media.list(who(ctx.caller), params.id, query.limit ?? 20, query.offset ?? 0),

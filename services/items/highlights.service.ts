@@ -35,86 +35,91 @@ export class HighlightsService {
     private readonly items: ItemsRepository,
   ) {}
 
-  private async visibleItem(caller: Caller, itemId: string) {
-    const item = await this.items.getById(caller.accountId, itemId, { content: true, scope: caller.scope });
+  /** The item, if the caller may see it; `lock` holds it for the rest of `items`' transaction. */
+  private async visibleItem(items: ItemsRepository, caller: Caller, itemId: string, opts: { content?: boolean; lock?: boolean } = {}) {
+    const item = await items.getById(caller.accountId, itemId, { ...opts, scope: caller.scope });
     if (!item) throw new AppError("not_found", "item not found");
     return item;
   }
 
-  private async visibleHighlight(caller: Caller, id: string) {
-    const h = await this.repo.get(caller.accountId, id);
-    // A scoped key sees only highlights of items in its scope.
-    if (!h || (caller.scope && !(await this.items.getById(caller.accountId, h.item_id, { scope: caller.scope })))) {
-      throw new AppError("not_found", "highlight not found");
-    }
-    return h;
+  /** The highlight, if the caller may see its item (a scoped key sees only highlights of items in its scope). */
+  private async visibleHighlight(items: ItemsRepository, caller: Caller, id: string, opts: { content?: boolean; lock?: boolean } = {}) {
+    const h = await new HighlightsRepository(items.kysely).get(caller.accountId, id);
+    const item = h && (await items.getById(caller.accountId, h.item_id, { ...opts, scope: caller.scope }));
+    if (!h || !item) throw new AppError("not_found", "highlight not found");
+    return { h, item };
   }
 
   async list(caller: Caller, itemId: string, limit: number, offset: number) {
-    await this.visibleItem(caller, itemId);
+    await this.visibleItem(this.items, caller, itemId);
     const rows = await this.repo.listForItem(caller.accountId, itemId, limit + 1, offset);
     const hasMore = rows.length > limit;
     return { highlights: rows.slice(0, limit).map(toDto), hasMore, nextOffset: hasMore ? offset + limit : null };
   }
 
   async get(caller: Caller, id: string) {
-    return { highlight: toDto(await this.visibleHighlight(caller, id)) };
+    return { highlight: toDto((await this.visibleHighlight(this.items, caller, id)).h) };
   }
 
+  /** Placed on the item's content as it stands in the same transaction, with the item held against a delete. */
   async create(caller: Caller, itemId: string, input: HighlightInput) {
-    const item = await this.visibleItem(caller, itemId);
-    const now = nowSeconds();
-    const placed = place(item.content_markdown ?? "", input);
-    const row: HighlightRow = { id: newId(), item_id: itemId, note: input.note ?? "", created_at: now, updated_at: now, text: input.text, ...placed };
-    await this.items.transaction(async (tx) => {
+    const row = await this.items.transaction(async (tx) => {
+      const item = await this.visibleItem(tx, caller, itemId, { content: true, lock: true });
+      const now = nowSeconds();
+      const row: HighlightRow = { id: newId(), item_id: itemId, note: input.note ?? "", created_at: now, updated_at: now, text: input.text, ...place(item.content_markdown ?? "", input) };
       await new HighlightsRepository(tx.kysely).insert(caller.accountId, row);
       await tx.refreshLists(caller.accountId, [itemId]);
+      return row;
     });
     return { highlight: toDto(row) };
   }
 
   async update(caller: Caller, id: string, input: Partial<HighlightInput>) {
-    const current = await this.visibleHighlight(caller, id);
-    const set: HighlightChange & { updated_at: number } = { updated_at: nowSeconds() };
-    if (input.note !== undefined) set.note = input.note ?? "";
-    const moved = ["text", "prefix", "suffix", "startOffset", "endOffset"].some((k) => (input as Record<string, unknown>)[k] !== undefined);
-    if (moved) {
-      const markdown = (await this.items.markdownOf(caller.accountId, current.item_id)) ?? "";
-      const text = input.text ?? current.text;
-      const offsetsGiven = input.startOffset !== undefined || input.endOffset !== undefined;
-      Object.assign(
-        set,
-        { text },
-        place(markdown, {
-          text,
-          prefix: input.prefix ?? (offsetsGiven ? undefined : current.prefix),
-          suffix: input.suffix ?? (offsetsGiven ? undefined : current.suffix),
-          startOffset: input.startOffset ?? (offsetsGiven ? (current.start_offset ?? undefined) : undefined),
-          endOffset: input.endOffset ?? (offsetsGiven ? (current.end_offset ?? undefined) : undefined),
-        }),
-      );
-    }
-    await this.repo.update(caller.accountId, id, set);
-    return { highlight: toDto((await this.repo.get(caller.accountId, id))!) };
+    const row = await this.items.transaction(async (tx) => {
+      const repo = new HighlightsRepository(tx.kysely);
+      const { h: current, item } = await this.visibleHighlight(tx, caller, id, { content: true, lock: true });
+      const set: HighlightChange & { updated_at: number } = { updated_at: nowSeconds() };
+      if (input.note !== undefined) set.note = input.note ?? "";
+      const moved = ["text", "prefix", "suffix", "startOffset", "endOffset"].some((k) => (input as Record<string, unknown>)[k] !== undefined);
+      if (moved) {
+        const text = input.text ?? current.text;
+        const offsetsGiven = input.startOffset !== undefined || input.endOffset !== undefined;
+        Object.assign(
+          set,
+          { text },
+          place(item.content_markdown ?? "", {
+            text,
+            prefix: input.prefix ?? (offsetsGiven ? undefined : current.prefix),
+            suffix: input.suffix ?? (offsetsGiven ? undefined : current.suffix),
+            startOffset: input.startOffset ?? (offsetsGiven ? (current.start_offset ?? undefined) : undefined),
+            endOffset: input.endOffset ?? (offsetsGiven ? (current.end_offset ?? undefined) : undefined),
+          }),
+        );
+      }
+      await repo.update(caller.accountId, id, set);
+      return (await repo.get(caller.accountId, id))!;
+    });
+    return { highlight: toDto(row) };
   }
 
   async delete(caller: Caller, id: string) {
-    const h = await this.visibleHighlight(caller, id);
     await this.items.transaction(async (tx) => {
+      const { h } = await this.visibleHighlight(tx, caller, id, { lock: true });
       await new HighlightsRepository(tx.kysely).delete(caller.accountId, id);
       await tx.refreshLists(caller.accountId, [h.item_id]);
     });
     return { ok: true, id };
   }
 
-  /** After new content: each highlight is found again by its text and anchors; offsets follow (null when gone). */
-  async reanchor(accountId: string, itemId: string, markdown: string): Promise<void> {
+  /** After new content, inside the capture's transaction: each highlight is found again by its text and anchors. */
+  async reanchorIn(tx: ItemsRepository, accountId: string, itemId: string, markdown: string): Promise<void> {
+    const repo = new HighlightsRepository(tx.kysely);
     for (let offset = 0; ; offset += 500) {
-      const rows = await this.repo.listForItem(accountId, itemId, 500, offset);
+      const rows = await repo.listForItem(accountId, itemId, 500, offset);
       for (const h of rows) {
         const at = locate(markdown, { text: h.text, prefix: h.prefix, suffix: h.suffix });
         if (at?.start !== h.start_offset || at?.end !== h.end_offset) {
-          await this.repo.update(accountId, h.id, { start_offset: at?.start ?? null, end_offset: at?.end ?? null, updated_at: nowSeconds() });
+          await repo.update(accountId, h.id, { start_offset: at?.start ?? null, end_offset: at?.end ?? null, updated_at: nowSeconds() });
         }
       }
       if (rows.length < 500) return;

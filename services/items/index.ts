@@ -13,6 +13,7 @@ import { MediaRepository } from "./media.repository.ts";
 import { MediaService } from "./media.service.ts";
 import { TagsRepository } from "./tags.repository.ts";
 import { TagsService } from "./tags.service.ts";
+import { UsageService } from "./usage.service.ts";
 
 export const itemsService: ServiceModule = {
   name: "items",
@@ -20,20 +21,21 @@ export const itemsService: ServiceModule = {
   async start(rt) {
     const db = rt.database.db;
     const itemsRepo = new ItemsRepository(db);
+    const usage = new UsageService(itemsRepo);
     const tags = new TagsService(new TagsRepository(db), itemsRepo, rt.bus, rt.log);
     const collections = new CollectionsService(new CollectionsRepository(db));
-    const items = new ItemsService(itemsRepo, tags, collections);
+    const media = new MediaService(new MediaRepository(db), itemsRepo, rt.blobs, rt.log);
+    const items = new ItemsService(itemsRepo, tags, collections, media);
     const highlights = new HighlightsService(new HighlightsRepository(db), itemsRepo);
-    const media = new MediaService(new MediaRepository(db), itemsRepo, rt.blobs);
     const ingest = new IngestService(
       itemsRepo,
-      items,
+      usage,
       highlights,
       media,
       { allowPrivateNetwork: rt.config.allowPrivateNetwork, waitMs: rt.config.ingestWaitMs, resolver: rt.resolver },
       rt.log,
     );
-    const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media }), rt.log);
+    const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage }), rt.log);
     return {
       stop: async () => {
         for (const s of subs) await s.stop();

@@ -25,6 +25,8 @@ export interface ItemRow {
   content_source: string | null;
   content_extracted_at: number | null;
   content_extract_error: string | null;
+  /** The capture the stored content came from (UUIDv7: later captures sort after earlier ones). */
+  content_capture_id: string | null;
   content_markdown?: string | null;
   content?: unknown;
   /** Attached by reads: the item's tags (in the order added) and collections (newest first). */
@@ -65,6 +67,8 @@ export interface ItemFilter {
   /** A capture source name or a website host. */
   source?: string;
   unprocessedOnly?: boolean;
+  /** Only items that have content (the feed). */
+  withContent?: boolean;
   q?: string;
   scope?: KeyScope | null;
 }
@@ -85,6 +89,8 @@ export interface ContentUpdate {
   contentExtractError: string | null;
   contentMarkdown: string | null;
   content: unknown;
+  /** The capture this content came from; unchanged when undefined (a failed capture keeps the content). */
+  captureId?: string;
   now: number;
 }
 
@@ -92,7 +98,7 @@ export interface ContentUpdate {
 const metaColumns = [
   "id", "account_id", "url", "url_hash", "title", "favicon", "status", "times_added", "notes", "source",
   "created_at", "updated_at", "last_seen_at", "processed_at", "content_key", "content_size", "content_truncated",
-  "content_source", "content_extracted_at", "content_extract_error", "highlight_count",
+  "content_source", "content_extracted_at", "content_extract_error", "content_capture_id", "highlight_count",
 ] as const;
 
 type Q = SelectQueryBuilder<any, any, any>;
@@ -101,7 +107,7 @@ type Q = SelectQueryBuilder<any, any, any>;
 const tagList = sql<{ name: string; slug: string }[]>`tags`.as("tag_list");
 const collectionList = sql<{ id: string; name: string; slug: string }[]>`collections`.as("collection_list");
 
-type GetShape = { content: boolean };
+type GetShape = { content: boolean; lock: boolean };
 
 /** Ids of the account's items carrying all (filters) or any (key scopes) of the tag slugs. */
 const withTags = (accountId: string, slugs: string[], match: "all" | "any") => (eb: ExpressionBuilder<any, any>) => {
@@ -196,20 +202,24 @@ export class ItemsRepository {
       .executeTakeFirst()) as ItemRow | undefined;
   }
 
-  /** One item the caller may see (its scope applied), with content and highlights when asked. */
+  /**
+   * One item the caller may see (its scope applied), with content and highlights when asked. `lock` (inside a
+   * transaction) holds the row until commit, so a concurrent delete or capture waits instead of interleaving.
+   */
   async getById(
     accountId: string,
     id: string,
-    opts: { content?: boolean; highlights?: boolean; scope?: KeyScope | null } = {},
+    opts: { content?: boolean; highlights?: boolean; scope?: KeyScope | null; lock?: boolean } = {},
   ): Promise<ItemRow | undefined> {
     let row: ItemRow | undefined;
     if (!opts.scope) {
-      [row] = await this.getQuery({ content: opts.content === true })(this.root, { accountId, id });
+      [row] = await this.getQuery({ content: opts.content === true, lock: opts.lock === true })(this.root, { accountId, id });
     } else {
       const q = this.applyScope(this.db.selectFrom("items.items").where("account_id", "=", accountId).where("id", "=", id) as Q, accountId, opts.scope);
       row = (await q
         .select([...metaColumns, tagList, collectionList])
         .$if(opts.content === true, (qb) => qb.select(["content_markdown", "content"]))
+        .$if(opts.lock === true, (qb) => qb.forUpdate())
         .executeTakeFirst()) as ItemRow | undefined;
     }
     if (row && opts.highlights && row.highlight_count > 0) row.highlight_list = await highlightsOf(this.root, { accountId, itemId: id });
@@ -217,7 +227,7 @@ export class ItemsRepository {
   }
 
   private getQuery(shape: GetShape) {
-    const key = String(shape.content);
+    const key = `${shape.content}/${shape.lock}`;
     let run = ItemsRepository.getQueries.get(key);
     if (!run) {
       run = compileOnce(["accountId", "id"] as const, (p, db) =>
@@ -226,7 +236,8 @@ export class ItemsRepository {
           .where("account_id", "=", p.accountId)
           .where("id", "=", p.id)
           .select([...metaColumns, tagList, collectionList])
-          .$if(shape.content, (qb) => qb.select(["content_markdown", "content"])),
+          .$if(shape.content, (qb) => qb.select(["content_markdown", "content"]))
+          .$if(shape.lock, (qb) => qb.forUpdate()),
       );
       ItemsRepository.getQueries.set(key, run);
     }
@@ -256,12 +267,15 @@ export class ItemsRepository {
     return row ? (row.content_markdown as string | null) : undefined;
   }
 
-  /** Ids among `ids` that belong to the account and its scope, with their rows. */
-  async getMany(accountId: string, ids: string[], scope: KeyScope | null): Promise<ItemRow[]> {
+  /** Ids among `ids` that belong to the account and its scope, with their rows (locked until commit with `lock`). */
+  async getMany(accountId: string, ids: string[], scope: KeyScope | null, opts: { lock?: boolean } = {}): Promise<ItemRow[]> {
     if (ids.length === 0) return [];
     let q = this.db.selectFrom("items.items").where("account_id", "=", accountId).where("id", "in", ids);
     q = this.applyScope(q, accountId, scope);
-    return (await q.select([...metaColumns, tagList, collectionList]).execute()) as ItemRow[];
+    return (await q
+      .select([...metaColumns, tagList, collectionList])
+      .$if(opts.lock === true, (qb) => qb.orderBy("id").forUpdate())
+      .execute()) as ItemRow[];
   }
 
   async list(accountId: string, f: ItemFilter, page: Page, withContent: boolean): Promise<{ rows: ItemRow[]; total: number }> {
@@ -299,6 +313,7 @@ export class ItemsRepository {
     if (f.until !== undefined) q = q.where("created_at", "<=", f.until);
     if (f.statuses && f.statuses.length > 0) q = q.where("status", "in", f.statuses);
     if (f.unprocessedOnly) q = q.where("processed_at", "is", null);
+    if (f.withContent) q = q.where("content_markdown", "is not", null);
     if (f.source !== undefined) {
       const host = f.source.toLowerCase().replace(/^www\./, "");
       q = q.where((eb) =>
@@ -350,6 +365,7 @@ export class ItemsRepository {
         content_extract_error: c.contentExtractError,
         content_markdown: c.contentMarkdown,
         content: c.content === null ? null : JSON.stringify(c.content),
+        ...(c.captureId !== undefined ? { content_capture_id: c.captureId } : {}),
         updated_at: c.now,
       })
       .where("account_id", "=", accountId)
@@ -379,6 +395,18 @@ export class ItemsRepository {
       .execute();
   }
 
+  /**
+   * Counts one more item in `period` only while its count is below `limit`, in one statement: concurrent saves
+   * queue on the counter row and each sees the count the previous one left. False when the limit is reached.
+   */
+  async countUpWithin(accountId: string, period: string, limit: number): Promise<boolean> {
+    const { rows } = await sql`insert into items.usage (account_id, period, count)
+      select ${accountId}, ${period}, 1 where ${limit}::int8 >= 1
+      on conflict (account_id, period) do update set count = items.usage.count + 1 where items.usage.count < ${limit}::int8
+      returning count`.execute(this.db);
+    return rows.length === 1;
+  }
+
   async countUp(accountId: string, periods: string[]): Promise<void> {
     for (const period of periods) {
       await this.db
@@ -387,6 +415,16 @@ export class ItemsRepository {
         .onConflict((oc) => oc.columns(["account_id", "period"]).doUpdateSet({ count: sql`usage.count + 1` }))
         .execute();
     }
+  }
+
+  /** Gives back one item in each period (a save withdrawn before anyone could rely on it). */
+  async countDown(accountId: string, periods: string[]): Promise<void> {
+    await this.db
+      .updateTable("items.usage")
+      .set({ count: sql`greatest(count - 1, 0)` })
+      .where("account_id", "=", accountId)
+      .where("period", "in", periods)
+      .execute();
   }
 
   async usage(accountId: string, periods: string[]): Promise<Record<string, number>> {

@@ -1,5 +1,5 @@
 // Item rules: reading within the caller's account and scope, changing items with their outbox events,
-// bulk actions, the feed, stats, plan usage, content and progressive reads.
+// bulk actions, the feed, stats, content and progressive reads.
 import type { Caller, ItemDto, RawReply } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { nowSeconds } from "@trove/db";
@@ -7,12 +7,12 @@ import { overview, searchWindows, sliceLines } from "@trove/reader";
 import type { CollectionsService } from "./collections.service.ts";
 import { changeEvents, itemEvent, scopeOf, type Scope } from "./events.ts";
 import type { ItemFilter, ItemRow, ItemsRepository, Page } from "./items.repository.ts";
+import type { MediaService } from "./media.service.ts";
+import { removeItems } from "./removal.ts";
 import type { TagsService } from "./tags.service.ts";
 import { parseTime } from "./time.ts";
 
 const statuses = new Set(["stashed", "flagged", "archived"]);
-
-export const monthKey = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 7);
 
 export interface ListQuery {
   since?: string;
@@ -42,6 +42,7 @@ export class ItemsService {
     private readonly repo: ItemsRepository,
     private readonly tags: TagsService,
     private readonly collections: CollectionsService,
+    private readonly media: MediaService,
   ) {}
 
   async get(caller: Caller, id: string): Promise<ItemDto> {
@@ -72,10 +73,10 @@ export class ItemsService {
     return { items: rows.map((r) => toItem(r, withContent)), limit: page.limit, offset: page.offset, count: total };
   }
 
-  /** Unprocessed, not archived, each with its structured content and Markdown. */
+  /** Unprocessed items with content, not archived, each with its structured content and Markdown. */
   async feed(caller: Caller, q: ListQuery) {
     const page: Page = { limit: q.limit ?? 200, offset: q.offset ?? 0 };
-    const filter = await this.filterOf(caller, q, { unprocessedOnly: true, statuses: ["stashed", "flagged"] });
+    const filter = await this.filterOf(caller, q, { unprocessedOnly: true, withContent: true, statuses: ["stashed", "flagged"] });
     const { rows, total } = await this.repo.list(caller.accountId, filter, page, true);
     return { items: rows.map((r) => toItem(r, true)), limit: page.limit, offset: page.offset, count: total };
   }
@@ -171,37 +172,17 @@ export class ItemsService {
     return { processed };
   }
 
-  /** Deletes permanently; `afterCommit` gets the deleted ids (to remove their uploads' blobs). */
-  async delete(caller: Caller, ids: string[], afterCommit: (deletedIds: string[]) => Promise<void>) {
-    let gone: string[] = [];
-    const deleted = await this.repo.transaction(async (tx) => {
-      const rows = await tx.getMany(caller.accountId, [...new Set(ids)], caller.scope);
-      gone = rows.map((r) => r.id);
-      for (const row of rows) await tx.addEvent(caller.accountId, itemEvent("item.deleted", row.id, scopeOf(row), null, { url: row.url }));
-      return tx.deleteMany(caller.accountId, gone);
-    });
-    await afterCommit(gone);
+  /**
+   * Deletes permanently the items among `ids` that the caller can see (rows locked, so a concurrent upload or
+   * capture either lands first and goes with the item, or finds it gone). Only the deleted items' uploads lose
+   * their blobs, after the commit.
+   */
+  async delete(caller: Caller, ids: string[]) {
+    const { deleted, blobKeys } = await this.repo.transaction(async (tx) =>
+      removeItems(tx, caller.accountId, await tx.getMany(caller.accountId, [...new Set(ids)], caller.scope, { lock: true })),
+    );
+    await this.media.dropBlobs(blobKeys);
     return { requested: ids.length, deleted };
-  }
-
-  async usage(caller: Caller) {
-    const now = nowSeconds();
-    const month = monthKey(now);
-    const counts = await this.repo.usage(caller.accountId, ["lifetime", month]);
-    const lifetime = counts.lifetime ?? 0;
-    const monthCount = counts[month] ?? 0;
-    // A billing cycle is the calendar month (UTC).
-    const period = caller.plan.limitScope === "billing_cycle" ? monthCount : lifetime;
-    return {
-      plan: caller.plan.name,
-      limitScope: caller.plan.limitScope,
-      linkLimit: caller.plan.linkLimit,
-      linkCount: period,
-      linkCountMonth: monthCount,
-      linkCountPeriod: period,
-      linkCountLifetime: lifetime,
-      linkCountMonthKey: month,
-    };
   }
 
   private async markdown(caller: Caller, id: string): Promise<{ row: ItemRow; markdown: string }> {

@@ -4,8 +4,9 @@ import type { BlobStore } from "@trove/blobs";
 import type { Caller, MediaRefDto, RawReply } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
+import type { Logger } from "@trove/log";
 import type { ItemsRepository } from "./items.repository.ts";
-import type { MediaRepository, MediaRow } from "./media.repository.ts";
+import { MediaRepository, type MediaRow } from "./media.repository.ts";
 
 /** Largest uploaded image. */
 export const maxUploadBytes = 8 * 1024 * 1024;
@@ -34,11 +35,21 @@ const signatures: Record<string, (b: Uint8Array) => boolean> = {
   "image/svg+xml": (b) => /<svg[\s>]/i.test(new TextDecoder().decode(b.slice(0, 2048))),
 };
 
+const imageHeaders = { "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'" };
+// An SVG is a document that can run script: opened directly it gets no privileges on this origin, and browsers
+// download it rather than render it in the API's origin.
+const svgHeaders = {
+  ...imageHeaders,
+  "content-security-policy": "default-src 'none'; sandbox",
+  "content-disposition": "attachment",
+};
+
 export class MediaService {
   constructor(
     private readonly repo: MediaRepository,
     private readonly items: ItemsRepository,
     private readonly blobs: BlobStore,
+    private readonly log: Logger,
   ) {}
 
   private async visibleItem(caller: Caller, itemId: string) {
@@ -51,6 +62,11 @@ export class MediaService {
     return { media: rows.map(toDto), limit, offset, count: total, nextOffset: offset + rows.length < total ? offset + rows.length : null };
   }
 
+  /**
+   * Stores an uploaded image. The blob is written first and the row inserted in a transaction that holds the item
+   * row, so a concurrent delete either waits (and removes the new image with the item) or has already removed the
+   * item (404, and the blob just written is removed again): never a foreign-key failure, never an orphan file.
+   */
   async upload(caller: Caller, itemId: string, input: { contentType: string; dataBase64: string; alt?: string; title?: string }) {
     await this.visibleItem(caller, itemId);
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(input.dataBase64.replace(/\s+/g, ""))) {
@@ -64,23 +80,33 @@ export class MediaService {
     const id = newId();
     const blobKey = `media-${id}`;
     await this.blobs.put(blobKey, bytes);
-    const row: MediaRow = {
-      id,
-      item_id: itemId,
-      position: await this.repo.nextPosition(caller.accountId, itemId),
-      kind: "upload",
-      url: uploadUrl(itemId, id),
-      alt: input.alt ?? "",
-      title: input.title ?? "",
-      width: null,
-      height: null,
-      blob_key: blobKey,
-      content_type: input.contentType,
-      size: bytes.byteLength,
-      created_at: nowSeconds(),
-    };
-    await this.repo.insert(caller.accountId, row);
-    return { media: toDto(row) };
+    try {
+      const row = await this.items.transaction(async (tx) => {
+        if (!(await tx.getById(caller.accountId, itemId, { scope: caller.scope, lock: true }))) throw new AppError("not_found", "item not found");
+        const repo = new MediaRepository(tx.kysely);
+        const row: MediaRow = {
+          id,
+          item_id: itemId,
+          position: await repo.nextPosition(caller.accountId, itemId),
+          kind: "upload",
+          url: uploadUrl(itemId, id),
+          alt: input.alt ?? "",
+          title: input.title ?? "",
+          width: null,
+          height: null,
+          blob_key: blobKey,
+          content_type: input.contentType,
+          size: bytes.byteLength,
+          created_at: nowSeconds(),
+        };
+        await repo.insert(caller.accountId, row);
+        return row;
+      });
+      return { media: toDto(row) };
+    } catch (err) {
+      await this.blobs.delete(blobKey).catch((e) => this.log.error({ err: e, blobKey }, "could not remove the blob of a failed upload"));
+      throw err;
+    }
   }
 
   async get(caller: Caller, itemId: string, mediaId: string): Promise<RawReply> {
@@ -93,14 +119,14 @@ export class MediaService {
       body: Buffer.from(bytes).toString("base64"),
       encoding: "base64",
       contentType: row.content_type ?? "application/octet-stream",
-      headers: { "cache-control": "private, max-age=86400", "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'" },
+      headers: row.content_type === "image/svg+xml" ? svgHeaders : imageHeaders,
     };
   }
 
-  /** Records the images a capture found, in order (uploads stay, after them). */
-  async replaceWeb(accountId: string, itemId: string, images: { url: string; alt: string; title: string; width?: number; height?: number }[]) {
+  /** Records the images a capture found, in order (uploads stay, after them), inside the capture's transaction. */
+  async replaceWebIn(tx: ItemsRepository, accountId: string, itemId: string, images: { url: string; alt: string; title: string; width?: number; height?: number }[]) {
     const now = nowSeconds();
-    await this.repo.replaceWeb(
+    await new MediaRepository(tx.kysely).replaceWeb(
       accountId,
       itemId,
       images.map((m, position) => ({
@@ -120,12 +146,8 @@ export class MediaService {
     );
   }
 
-  /** Blob keys of the items' uploads (read before the items are deleted). */
-  blobKeysOf(accountId: string, itemIds: string[]): Promise<string[]> {
-    return this.repo.blobKeysOfItems(accountId, itemIds);
-  }
-
+  /** Removes blobs whose rows are gone (after the deleting transaction committed). */
   async dropBlobs(keys: string[]) {
-    for (const key of keys) await this.blobs.delete(key);
+    for (const key of keys) await this.blobs.delete(key).catch((err) => this.log.error({ err, key }, "could not remove a blob"));
   }
 }

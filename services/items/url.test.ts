@@ -15,6 +15,8 @@ describe("normalizeUrl", () => {
     ["https://example.test/a?id=1&fbclid=abc&gclid=z", "https://example.test/a?id=1"],
     ["https://example.test/a?b=2&a=1", "https://example.test/a?b=2&a=1"],
     ["https://example.test/search?q=a%20b", "https://example.test/search?q=a%20b"],
+    ["http://user:pass@example.test/private", "http://example.test/private"],
+    ["https://token@Example.test:443/a?x=1", "https://example.test/a?x=1"],
   ])("%s -> %s", (input, expected) => {
     expect(norm(input)).toBe(expected);
   });

@@ -20,10 +20,15 @@ export function parseSaveUrl(raw: string): URL {
   return url;
 }
 
-/** The canonical form: lowercase scheme and host (URL does that), no default port, no fragment, no tracking parameters. */
+/**
+ * The canonical form: lowercase scheme and host (URL does that), no default port, no fragment, no tracking
+ * parameters, and no credentials (`user:pass@` is never stored, listed or sent in events; the fetch drops it too).
+ */
 export function normalizeUrl(url: URL): string {
   const out = new URL(url.href);
   out.hash = "";
+  out.username = "";
+  out.password = "";
   for (const key of [...out.searchParams.keys()]) if (trackingParams.test(key)) out.searchParams.delete(key);
   // URLSearchParams re-encodes; keep the original query text when nothing was removed.
   if (out.searchParams.size === url.searchParams.size) out.search = url.search;
