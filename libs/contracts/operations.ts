@@ -20,7 +20,20 @@ import {
   TimeFilter,
 } from "./schemas.ts";
 
-const ItemList = t.Object({ items: t.Array(Item), limit: t.Integer(), offset: t.Integer(), count: t.Integer() });
+/** Markdown a page of items with content carries at most (see docs/decisions.md, "Pages with content"). */
+export const contentPageBytes = 8 * 1024 * 1024;
+
+const ItemList = t.Object({
+  items: t.Array(Item),
+  limit: t.Integer(),
+  offset: t.Integer(),
+  count: t.Integer({ description: "items matching the filters, on every page" }),
+  nextOffset: t.Nullable(
+    t.Integer({
+      description: `the offset of the next page, null on the last one; a page with content ends early once it holds ${contentPageBytes / 1024 / 1024} MiB of Markdown`,
+    }),
+  ),
+});
 const SlugParams = t.Object({ slug: t.String({ minLength: 1, maxLength: 80, pattern: "^[a-z0-9-]+$" }) });
 
 

@@ -278,20 +278,36 @@ export class ItemsRepository {
       .execute()) as ItemRow[];
   }
 
-  async list(accountId: string, f: ItemFilter, page: Page, withContent: boolean): Promise<{ rows: ItemRow[]; total: number }> {
+  /**
+   * A page of the list, newest first. With a content budget the page is chosen from the rows' stored sizes first
+   * and content is read only for the rows that fit (at least one), so a page never holds more than the budget.
+   */
+  async list(accountId: string, f: ItemFilter, page: Page, contentBudget: number | null): Promise<{ rows: ItemRow[]; total: number }> {
     const q = this.filtered(accountId, f);
-    const [rows, count] = await Promise.all([
-      q
-        .select([...metaColumns, tagList, collectionList])
-        .$if(withContent, (qb) => qb.select(["content_markdown", "content"]))
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .limit(page.limit)
-        .offset(page.offset)
-        .execute(),
+    const [listed, count] = await Promise.all([
+      q.select([...metaColumns, tagList, collectionList]).orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).offset(page.offset).execute(),
       q.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
     ]);
-    return { rows: rows as ItemRow[], total: count.n };
+    let rows = listed as ItemRow[];
+    if (contentBudget !== null && rows.length > 0) {
+      let used = 0;
+      let fit = 0;
+      while (fit < rows.length && (fit === 0 || used + rows[fit]!.content_size <= contentBudget)) used += rows[fit++]!.content_size;
+      rows = rows.slice(0, fit);
+      const contents = await this.db
+        .selectFrom("items.items")
+        .select(["id", "content_markdown", "content"])
+        .where("account_id", "=", accountId)
+        .where("id", "in", rows.map((r) => r.id))
+        .execute();
+      const byId = new Map(contents.map((c) => [c.id as string, c]));
+      for (const r of rows) {
+        const c = byId.get(r.id);
+        r.content_markdown = (c?.content_markdown as string | null | undefined) ?? null;
+        r.content = c?.content ?? null;
+      }
+    }
+    return { rows, total: count.n };
   }
 
   async count(accountId: string, f: ItemFilter): Promise<number> {

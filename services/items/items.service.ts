@@ -1,6 +1,6 @@
 // Item rules: reading within the caller's account and scope, changing items with their outbox events,
 // bulk actions, the feed, stats, content and progressive reads.
-import type { Caller, ItemDto, RawReply } from "@trove/contracts";
+import { contentPageBytes, type Caller, type ItemDto, type RawReply } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { nowSeconds } from "@trove/db";
 import { overview, searchWindows, sliceLines } from "@trove/reader";
@@ -68,17 +68,20 @@ export class ItemsService {
   }
 
   async list(caller: Caller, q: ListQuery, withContent: boolean) {
-    const page: Page = { limit: q.limit ?? 200, offset: q.offset ?? 0 };
-    const { rows, total } = await this.repo.list(caller.accountId, await this.filterOf(caller, q), page, withContent);
-    return { items: rows.map((r) => toItem(r, withContent)), limit: page.limit, offset: page.offset, count: total };
+    return this.page(caller.accountId, await this.filterOf(caller, q), q, withContent);
   }
 
   /** Unprocessed items with content, not archived, each with its structured content and Markdown. */
   async feed(caller: Caller, q: ListQuery) {
+    return this.page(caller.accountId, await this.filterOf(caller, q, { unprocessedOnly: true, withContent: true, statuses: ["stashed", "flagged"] }), q, true);
+  }
+
+  /** A page of the list; with content it ends early at the byte budget, and nextOffset says where to go on. */
+  private async page(accountId: string, filter: ItemFilter, q: ListQuery, withContent: boolean) {
     const page: Page = { limit: q.limit ?? 200, offset: q.offset ?? 0 };
-    const filter = await this.filterOf(caller, q, { unprocessedOnly: true, withContent: true, statuses: ["stashed", "flagged"] });
-    const { rows, total } = await this.repo.list(caller.accountId, filter, page, true);
-    return { items: rows.map((r) => toItem(r, true)), limit: page.limit, offset: page.offset, count: total };
+    const { rows, total } = await this.repo.list(accountId, filter, page, withContent ? contentPageBytes : null);
+    const next = page.offset + rows.length;
+    return { items: rows.map((r) => toItem(r, withContent)), limit: page.limit, offset: page.offset, count: total, nextOffset: next < total ? next : null };
   }
 
   async stats(caller: Caller, q: { since?: string; until?: string }) {
