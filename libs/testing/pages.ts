@@ -1,5 +1,5 @@
 // A local web server with the fixture pages ingest tests need, on 127.0.0.1. It counts hits per path,
-// so a test can prove a page was (or was not) fetched.
+// so a test can prove a page was (or was not) fetched, and tells a test when a request has arrived.
 import iconv from "iconv-lite";
 
 export const articleHtml = `<!doctype html>
@@ -45,20 +45,41 @@ with examples in two languages and a table comparing approaches. Read the <a hre
 export interface PageServer {
   url: string;
   hits: Map<string, number>;
+  /** Resolves once `path` has been requested `count` times in all: the request has reached this server. */
+  reached(path: string, count?: number): Promise<void>;
+  /**
+   * Lets /held answer: every request to it waits here until the test calls release(), so a test decides when a
+   * slow page answers instead of racing a clock. Afterwards /held answers at once.
+   */
+  release(): void;
   stop(): void;
 }
+
+/** The article /held answers with once released. */
+export const heldTitle = "Held Until Released";
 
 const html = (body: string, headers: Record<string, string> = {}) =>
   new Response(body, { headers: { "content-type": "text/html; charset=utf-8", ...headers } });
 
 export function startPageServer(): PageServer {
   const hits = new Map<string, number>();
+  const waiters: { path: string; count: number; resolve: () => void }[] = [];
+  const released = Promise.withResolvers<void>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
       const { pathname } = new URL(req.url);
-      hits.set(pathname, (hits.get(pathname) ?? 0) + 1);
+      const n = (hits.get(pathname) ?? 0) + 1;
+      hits.set(pathname, n);
+      for (const w of waiters.filter((w) => w.path === pathname && w.count <= n)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+      if (pathname === "/held") {
+        await released.promise;
+        return html(articleHtml.replaceAll("Parsing Things Well", heldTitle));
+      }
       if (pathname === "/article" || pathname === "/article-copy") return html(articleHtml);
       if (pathname === "/missing") return new Response("<h1>Not found</h1>", { status: 404, headers: { "content-type": "text/html" } });
       const redirect = /^\/redirect\/(\d+)$/.exec(pathname);
@@ -84,5 +105,17 @@ export function startPageServer(): PageServer {
       return new Response("not here", { status: 404 });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, hits, stop: () => server.stop(true) };
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    hits,
+    reached: (path, count = 1) =>
+      (hits.get(path) ?? 0) >= count
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiters.push({ path, count, resolve })),
+    release: () => released.resolve(),
+    stop: () => {
+      released.resolve();
+      server.stop(true);
+    },
+  };
 }
