@@ -1,6 +1,18 @@
-// Loopback-only servers for the webfetch tests, each recording what reached it.
+// Loopback-only servers for the webfetch tests, each recording what reached it, and a resolver that never asks DNS.
 import { FetchError } from "./errors.ts";
+import type { Resolver } from "./guard.ts";
 import type { Server } from "bun";
+
+/** `localhost` is loopback; every other name does not resolve. Tests pass it so no lookup leaves the process. */
+export const loopbackOnly: Resolver = async (hostname) => {
+  if (hostname.toLowerCase().replace(/\.$/, "") === "localhost") {
+    return [
+      { address: "127.0.0.1", family: 4 },
+      { address: "::1", family: 6 },
+    ];
+  }
+  throw Object.assign(new Error(`${hostname} does not resolve in tests`), { code: "ENOTFOUND" });
+};
 
 /** What reached a server, copied while the request is live (Bun frees Request headers after the response). */
 export interface Seen {
