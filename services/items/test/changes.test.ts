@@ -162,6 +162,7 @@ describe("filters, feed and stats", () => {
     expect(after.items.map((i: any) => i.id)).not.toContain(id);
     const q = await (await trove.api("/api/feed?q=nothing-matches-this")).json();
     expect(q.items).toEqual([]);
+    expect(q.count).toBe(0);
     for (const bad of ["limit=0", "limit=1001", "offset=-1", "q=", "since=tomorrow"]) {
       const res = await trove.api(`/api/feed?${bad}`);
       expect(res.status).toBe(400);
@@ -169,11 +170,47 @@ describe("filters, feed and stats", () => {
     }
   });
 
-  test("stats count by status and in a range", async () => {
+  test("the feed's q finds an item by title, URL, notes or content, and only that item", async () => {
+    const byTitle = await save();
+    await update(byTitle, { title: "Zanzibar Quarterly Review" });
+    const byUrl = await save({ url: "https://qfeed.example.test/xylophone-tuning" });
+    const byNotes = await save();
+    await update(byNotes, { notes: "remember the Okapi migration" });
+    const byContent = await save({ html: "<article><h1>Post</h1><p>Words about quokka habitats and little else.</p></article>" });
+    const found = async (q: string) => {
+      const page = await (await trove.api(`/api/feed?limit=1000&q=${encodeURIComponent(q)}`)).json();
+      expect(page.count).toBe(page.items.length);
+      return page.items.map((i: any) => i.id);
+    };
+    expect(await found("zanzibar quarterly")).toEqual([byTitle]);
+    expect(await found("XYLOPHONE-tuning")).toEqual([byUrl]);
+    expect(await found("okapi migration")).toEqual([byNotes]);
+    expect(await found("quokka habitats")).toEqual([byContent]);
+    // LIKE's wildcards are matched literally.
+    expect(await found("zanzibar%review")).toEqual([]);
+    expect(await found("quokka_habitats")).toEqual([]);
+  });
+
+  test("stats count by status and in a range, as the lists count them", async () => {
+    const flagged = await save();
+    const archived = await save();
+    await save();
+    await update(flagged, { status: "flagged" });
+    await update(archived, { archived: true });
+    const listed = async (q: string) => (await (await trove.api(`/api/items?limit=1&${q}`)).json()).count as number;
+    const counts = {
+      stashed: await listed("status=stashed"),
+      flagged: await listed("status=flagged"),
+      archived: await listed("status=archived"),
+    };
+    expect(Object.values(counts).every((n) => n > 0)).toBe(true);
     const stats = await (await trove.api("/api/stats?since=2000-01-01")).json();
-    expect(stats.total).toBe(stats.byStatus.stashed + stats.byStatus.flagged + stats.byStatus.archived);
-    expect(stats.range).toMatchObject({ since: 946684800, until: null });
-    expect(stats.range.count).toBeGreaterThan(0);
+    expect(stats.byStatus).toEqual(counts);
+    expect(stats.total).toBe(counts.stashed + counts.flagged + counts.archived);
+    expect(stats.range).toEqual({ since: 946684800, until: null, count: await listed("status=stashed,flagged,archived&since=2000-01-01") });
+    expect(stats.range.count).toBe(stats.total);
+    const future = await (await trove.api("/api/stats?since=2999-01-01")).json();
+    expect(future).toMatchObject({ total: stats.total, range: { count: 0 } });
     expect((await trove.api("/api/stats?since=soon")).status).toBe(400);
   });
 });

@@ -37,9 +37,17 @@ describe("tags", () => {
   });
 
   test("tags only on archived items are hidden from the list", async () => {
-    const id = await save();
-    await trove.api(`/api/items/${id}`, { method: "POST", json: { tags: ["archived-only"], archived: true } });
-    expect((await json("/api/tags")).body.tags.map((t: any) => t.slug)).not.toContain("archived-only");
+    const archived = await save();
+    const kept = await save();
+    await trove.api(`/api/items/${archived}`, { method: "POST", json: { tags: ["archived-only", "on-both"], archived: true } });
+    await trove.api(`/api/items/${kept}`, { method: "POST", json: { tags: ["on-both"] } });
+    const slugs = (await json("/api/tags")).body.tags.map((t: any) => t.slug);
+    expect(slugs).not.toContain("archived-only");
+    expect(slugs).toContain("on-both");
+    expect((await json("/api/tags")).body.tags.find((t: any) => t.slug === "on-both")).toMatchObject({ name: "on-both", itemCount: 1 });
+    // Unarchived, the item's tag is listed again.
+    await trove.api(`/api/items/${archived}`, { method: "POST", json: { archived: false } });
+    expect((await json("/api/tags")).body.tags.map((t: any) => t.slug)).toContain("archived-only");
   });
 
   test("bad tag input answers 400 or 404", async () => {
@@ -52,8 +60,12 @@ describe("tags", () => {
 
   test("accounts do not see each other's tags", async () => {
     await json("/api/tags", { method: "POST", json: { name: "alice-secret" } });
-    const bobs = await json("/api/tags", { key: bobKey });
-    expect(bobs.body.tags.map((t: any) => t.slug)).not.toContain("alice-secret");
+    await json("/api/tags", { method: "POST", json: { name: "bob-own" }, key: bobKey });
+    const bobs = (await json("/api/tags", { key: bobKey })).body.tags.map((t: any) => t.slug);
+    expect(bobs).toEqual(["bob-own"]);
+    const alices = (await json("/api/tags")).body.tags.map((t: any) => t.slug);
+    expect(alices).toContain("alice-secret");
+    expect(alices).not.toContain("bob-own");
   });
 });
 
