@@ -1,6 +1,9 @@
 // `bun run test`: every test file on the embedded stack (PGlite + the in-process bus); then, when DATABASE_URL and
 // NATS_URL are set, the service suites (every file under services/) again on PostgreSQL + NATS. Extra arguments
 // pass through to `bun test`. Closes with one line: `N passed, N failed, N skipped`.
+/** Per test: service tests start databases and whole Troves, slow on a loaded machine (not a duration asserted). */
+const testTimeoutMs = "60000";
+
 interface Tally {
   passed: number;
   failed: number;
@@ -19,7 +22,8 @@ async function relay(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream
 /** One `bun test` run; its counts come from the summary bun prints last (on stderr). */
 async function run(label: string, args: string[], env: Record<string, string | undefined>): Promise<Tally> {
   console.log(`\n=== ${label}: bun test ${args.join(" ")}`.trimEnd());
-  const proc = Bun.spawn(["bun", "test", ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore", env: { ...process.env, ...env } });
+  // Bun ignores a timeout in bunfig.toml (oven-sh/bun#7789): the room service tests need is given here.
+  const proc = Bun.spawn(["bun", "test", "--timeout", testTimeoutMs, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore", env: { ...process.env, ...env } });
   let tail = "";
   const keep = (text: string) => (tail = (tail + text).slice(-4_000));
   await Promise.all([relay(proc.stdout, process.stdout, keep), relay(proc.stderr, process.stderr, keep)]);
