@@ -19,6 +19,7 @@ import {
 import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
+import { docsPath, docsUi } from "./docs.ts";
 import { routeNotFound, validationFailed } from "./errors.ts";
 import { permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
@@ -46,7 +47,8 @@ interface RequestState {
   badKey: boolean;
 }
 
-const docsPaths = ["/api/docs", "/api/openapi.json"];
+const specPath = "/api/openapi.json";
+const apiTitle = "Trove API";
 
 // Callers come from the key cache, so the same object recurs: serialise it once.
 const callerJson = new WeakMap<Caller, string>();
@@ -77,6 +79,8 @@ export function createGatewayApp(deps: GatewayDeps) {
       };
       states.set(request, state);
       set.headers["x-request-id"] = state.id;
+      // Every response, error or not: a browser never second-guesses the content type it was given.
+      set.headers["x-content-type-options"] = "nosniff";
       const version = versionHeaders(request.headers.get("service-api-version"));
       Object.assign(set.headers, version ?? versionHeaders(null));
       if (!version) {
@@ -144,21 +148,24 @@ export function createGatewayApp(deps: GatewayDeps) {
       }
       return { caller: state.caller, requestId: state.id };
     })
+    // The plugin serves the document only; the reference UI is docs.ts, served from this origin.
     .use(
       openapi({
-        path: "/api/docs",
-        specPath: "/api/openapi.json",
-        exclude: { paths: docsPaths },
+        provider: null,
+        path: docsPath,
+        specPath,
+        exclude: { paths: [docsPath, specPath] },
         documentation: {
           info: {
-            title: "Trove API",
+            title: apiTitle,
             version: documentVersion,
             description: "A self-hostable personal library: saved web items, notes, projects, sources, exports, changes and webhooks.",
           },
           components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
         },
       }),
-    );
+    )
+    .use(docsUi({ title: apiTitle }));
 
   for (const { name, op } of byRoute.values()) {
     const subject = subjectOf(name);
