@@ -117,3 +117,30 @@ describe("the docs page", () => {
     expect(directives.get("frame-ancestors")).toEqual(["'none'"]);
   });
 });
+
+describe("the OpenAPI document", () => {
+  const committed = () => Bun.file(join(import.meta.dir, "..", "..", "..", "docs", "openapi.json")).json();
+  const served = async (t: TestTrove): Promise<any> => {
+    const res = await fetch(`${t.url}/api/openapi.json`);
+    expect(res.status).toBe(200);
+    return res.json();
+  };
+
+  test("is the committed docs/openapi.json, without the docs routes, also after requests have been validated", async () => {
+    // Elysia writes into schemas as it compiles them on first use: the document must not follow.
+    expect((await trove.api("/api/ingest", { method: "POST", json: { url: "https://openapi.example.test/", html: "<p>x</p>" } })).status).toBe(200);
+    expect((await trove.api("/api/items?limit=5")).status).toBe(200);
+    expect((await trove.api("/api/health")).status).toBe(200);
+    const doc = await served(trove);
+    expect(doc).toEqual(await committed());
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/api/docs"))).toEqual([]);
+    expect(doc.paths["/api/ingest"].post.summary).toBe("Save a web page");
+    // A gateway built later in the same process starts from the contract as written, not from another's copies.
+    const later = await startTrove();
+    try {
+      expect(await served(later)).toEqual(await committed());
+    } finally {
+      await later.stop();
+    }
+  });
+});
