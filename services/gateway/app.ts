@@ -1,7 +1,6 @@
 // The HTTP face of Trove, built from the contract table: validate, one bus request, map the reply.
 // Cross-cutting concerns run for every request: request id, API version, body size, rate limit, auth.
 import { Elysia, ValidationError } from "elysia";
-import { openapi } from "@elysiajs/openapi";
 import type { Bus } from "@trove/bus";
 import type { Config } from "@trove/config";
 import {
@@ -19,7 +18,9 @@ import {
 import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
+import { docsUi } from "./docs.ts";
 import { routeNotFound, validationFailed } from "./errors.ts";
+import { openApiDocument, ownCopy, specPath } from "./openapi.ts";
 import { permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { supportedVersions, versionHeaders } from "./versioning.ts";
@@ -46,7 +47,7 @@ interface RequestState {
   badKey: boolean;
 }
 
-const docsPaths = ["/api/docs", "/api/openapi.json"];
+const apiTitle = "Trove API";
 
 // Callers come from the key cache, so the same object recurs: serialise it once.
 const callerJson = new WeakMap<Caller, string>();
@@ -77,6 +78,8 @@ export function createGatewayApp(deps: GatewayDeps) {
       };
       states.set(request, state);
       set.headers["x-request-id"] = state.id;
+      // Every response, error or not: a browser never second-guesses the content type it was given.
+      set.headers["x-content-type-options"] = "nosniff";
       const version = versionHeaders(request.headers.get("service-api-version"));
       Object.assign(set.headers, version ?? versionHeaders(null));
       if (!version) {
@@ -144,21 +147,7 @@ export function createGatewayApp(deps: GatewayDeps) {
       }
       return { caller: state.caller, requestId: state.id };
     })
-    .use(
-      openapi({
-        path: "/api/docs",
-        specPath: "/api/openapi.json",
-        exclude: { paths: docsPaths },
-        documentation: {
-          info: {
-            title: "Trove API",
-            version: documentVersion,
-            description: "A self-hostable personal library: saved web items, notes, projects, sources, exports, changes and webhooks.",
-          },
-          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-        },
-      }),
-    );
+    .use(docsUi({ title: apiTitle }));
 
   for (const { name, op } of byRoute.values()) {
     const subject = subjectOf(name);
@@ -188,10 +177,15 @@ export function createGatewayApp(deps: GatewayDeps) {
         return reply;
       },
       {
-        params: op.params,
-        query: op.query,
-        body: op.body,
-        response: op.produces ? undefined : { 200: op.response, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody },
+        params: ownCopy(op.params),
+        query: ownCopy(op.query),
+        body: ownCopy(op.body),
+        response: op.produces
+          ? undefined
+          : {
+              200: ownCopy(op.response),
+              ...Object.fromEntries([400, 401, 403, 404, 429].map((status) => [status, ownCopy(ErrorBody)])),
+            },
         detail: {
           operationId: name,
           summary: op.summary,
@@ -202,6 +196,23 @@ export function createGatewayApp(deps: GatewayDeps) {
       } as never,
     );
   }
+  // Built now, before any request has made Elysia compile (and write into) a schema.
+  const document = openApiDocument(app, {
+    info: {
+      title: apiTitle,
+      description: "A self-hostable personal library: saved web items, notes, projects, sources, exports, changes and webhooks.",
+      version: documentVersion,
+    },
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+  });
+  app.get(
+    specPath,
+    ({ set }) => {
+      set.headers["content-type"] = "application/json;charset=utf-8";
+      return document;
+    },
+    { detail: { hide: true } },
+  );
   return app;
 }
 
