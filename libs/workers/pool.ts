@@ -32,7 +32,7 @@ export interface PoolStats {
   size: number;
   /** Worker threads alive (started or starting). */
   workers: number;
-  /** Tasks running now. */
+  /** Tasks that have a worker (running, or sent as soon as their new worker is ready). */
   running: number;
   /** Tasks waiting for a worker. */
   queued: number;
@@ -107,30 +107,27 @@ export class WorkerPool {
     return this.closing;
   }
 
-  // Hands waiting tasks to idle workers and starts workers for the rest, up to `size`.
+  // Hands waiting tasks to idle workers, and starts a worker for each task left, up to `size`.
   private pump(): void {
     if (this.closing) return;
-    let starting = 0;
     for (const slot of this.slots) {
-      if (!slot.ready) starting++;
-      else if (!slot.job && this.queue.length > 0) this.start(slot, this.queue.shift()!);
+      if (this.queue.length === 0) return;
+      if (!slot.job) this.start(slot, this.queue.shift()!);
     }
-    let wanted = Math.min(this.queue.length - starting, this.size - this.slots.size);
-    while (wanted-- > 0) this.spawn();
+    while (this.queue.length > 0 && this.slots.size < this.size) this.spawn(this.queue.shift()!);
   }
 
-  private spawn(): void {
+  // A new worker for `job`: the job is its own from now on and is sent once the worker reports ready.
+  private spawn(job: Job): void {
     let worker: Worker;
     try {
       worker = new Worker(this.script);
     } catch (err) {
-      // The script cannot be loaded at all: fail the oldest task rather than retry forever.
-      const job = this.queue.shift();
-      job?.reject(new WorkerCrashedError(job.task, `cannot start ${this.script}: ${(err as Error).message}`));
+      job.reject(new WorkerCrashedError(job.task, `cannot start ${this.script}: ${(err as Error).message}`));
       return;
     }
     let onClose!: () => void;
-    const slot: Slot = { worker, ready: false, job: undefined, timer: undefined, closed: new Promise<void>((r) => (onClose = r)) };
+    const slot: Slot = { worker, ready: false, job, timer: undefined, closed: new Promise<void>((r) => (onClose = r)) };
     this.slots.add(slot);
     worker.addEventListener("message", (event: MessageEvent<WorkerMessage>) => this.onMessage(slot, event.data));
     worker.addEventListener("error", (event: ErrorEvent) => {
@@ -144,16 +141,23 @@ export class WorkerPool {
     });
   }
 
+  // Gives `job` to `slot`; it is sent now if the worker is ready, else when it is.
   private start(slot: Slot, job: Job): void {
     slot.job = job;
+    if (slot.ready) this.send(slot);
+  }
+
+  private send(slot: Slot): void {
+    const job = slot.job;
+    if (!job) return;
+    // A busy worker keeps the process alive; an idle one does not.
     slot.worker.ref();
     const msg: RunMessage = { type: "run", id: job.id, task: job.task, input: job.input };
     try {
       slot.worker.postMessage(msg);
     } catch (err) {
       // The input cannot cross threads (a function, say): the task fails, the worker is fine.
-      slot.job = undefined;
-      slot.worker.unref();
+      this.finish(slot);
       job.reject(new TaskFailedError(job.task, (err as Error).name, (err as Error).message, {}));
       this.pump();
       return;
@@ -161,21 +165,26 @@ export class WorkerPool {
     if (job.deadlineMs !== undefined) slot.timer = setTimeout(() => this.onTimeout(slot), job.deadlineMs);
   }
 
-  private onMessage(slot: Slot, msg: WorkerMessage): void {
-    if (!this.slots.has(slot)) return;
-    if (msg.type === "ready") {
-      slot.ready = true;
-      this.pump();
-      // An idle worker does not keep the process alive; a busy one does (ref'd in start).
-      if (!slot.job) slot.worker.unref();
-      return;
-    }
-    const job = slot.job;
-    if (!job || job.id !== msg.id) return;
+  // The slot's job is over: the worker is idle.
+  private finish(slot: Slot): void {
     clearTimeout(slot.timer);
     slot.timer = undefined;
     slot.job = undefined;
     slot.worker.unref();
+  }
+
+  private onMessage(slot: Slot, msg: WorkerMessage): void {
+    if (!this.slots.has(slot)) return;
+    if (msg.type === "ready") {
+      slot.ready = true;
+      if (slot.job) this.send(slot);
+      else this.finish(slot);
+      this.pump();
+      return;
+    }
+    const job = slot.job;
+    if (!job || job.id !== msg.id) return;
+    this.finish(slot);
     if (msg.ok) job.resolve(msg.output);
     else job.reject(new TaskFailedError(job.task, msg.error.name, msg.error.message, msg.error.data));
     this.pump();
@@ -194,14 +203,13 @@ export class WorkerPool {
     if (!this.slots.has(slot)) return; // terminated on purpose
     const { job, ready } = slot;
     this.discard(slot);
-    if (job) {
+    if (job && ready) {
       this.log?.warn({ task: job.task, why }, "worker died running a task; worker replaced");
       job.reject(new WorkerCrashedError(job.task, why));
-    } else if (!ready) {
-      // A worker that dies before it is ready would die again: fail the oldest task rather than loop.
-      const next = this.queue.shift();
+    } else if (job) {
+      // A worker that dies before it is ready would die again: its task fails rather than waiting for another.
       this.log?.error({ script: this.script, why }, "worker failed to start");
-      next?.reject(new WorkerCrashedError(next.task, `the worker failed to start: ${why}`));
+      job.reject(new WorkerCrashedError(job.task, `the worker failed to start: ${why}`));
     }
     this.pump();
   }
