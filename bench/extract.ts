@@ -2,7 +2,9 @@
 // the pipeline peers use (jsdom + Readability + turndown with the same GFM plugin, no extra cleaning), on the
 // real pages of ../shared/corpus. Speed is corpus passes timed after a warm-up pass, passes of the two pipelines
 // interleaved so that load from other processes hits both alike; the median pass is reported as pages/s.
-// Quality is scored by libs/extract/test/quality.ts, the same code the corpus test uses.
+// Quality is scored by libs/extract/test/quality.ts, the same code the corpus test uses. Trove's pipeline is also
+// timed as the services run it, on the worker pool (libs/host/tasks.ts, one worker per core): one page at a time
+// (the cost of the hop to a worker thread) and all pages at once (throughput with every worker busy).
 //
 //   bun run bench/extract.ts            print the results
 //   bun run bench/extract.ts --write    also replace the "## Extraction" section of docs/benchmarks.md
@@ -10,7 +12,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { extractHtml } from "../libs/extract/index.ts";
+import { extractHtml, poolExtractor } from "../libs/extract/index.ts";
+import { WorkerPool } from "../libs/workers/index.ts";
 import { peerExtract } from "../libs/extract/test/peers.ts";
 import { average, corpusDir, loadCorpus, score, type CorpusPage, type Score } from "../libs/extract/test/quality.ts";
 
@@ -38,6 +41,18 @@ function peers(page: CorpusPage): Result {
 function pass(pipeline: Pipeline, pages: CorpusPage[]): number {
   const start = performance.now();
   for (const page of pages) pipeline(page);
+  return performance.now() - start;
+}
+
+const workers = cpus().length;
+const pool = new WorkerPool({ script: new URL("../libs/host/tasks.ts", import.meta.url), size: workers });
+const pooled = poolExtractor(pool, { deadlineMs: 120_000 });
+
+async function poolPass(pages: CorpusPage[], atOnce: boolean): Promise<number> {
+  const one = (page: CorpusPage) => pooled.html(page.html, { url: page.url }).catch(() => undefined);
+  const start = performance.now();
+  if (atOnce) await Promise.all(pages.map(one));
+  else for (const page of pages) await one(page);
   return performance.now() - start;
 }
 
@@ -79,10 +94,15 @@ const perPage: Score[][] = pipelines.map(([, run]) =>
 );
 const quality = perPage.map(average);
 
+await poolPass(pages, true); // warm-up: starts the workers
 const times: number[][] = pipelines.map(() => []);
+const poolTimes: { serial: number[]; atOnce: number[] } = { serial: [], atOnce: [] };
 for (let i = 0; i < PASSES; i++) {
   for (const [k, [, run]] of pipelines.entries()) times[k]?.push(pass(run, pages));
+  poolTimes.serial.push(await poolPass(pages, false));
+  poolTimes.atOnce.push(await poolPass(pages, true));
 }
+await pool.close();
 
 const rows = pipelines.map(([name], k) => {
   const ms = median(times[k] ?? []);
@@ -131,7 +151,22 @@ const differences = differing.length
 const passes = rows.map((r, k) => `${r.name}: ${(times[k] ?? []).map((t) => t.toFixed(0)).join(", ")} ms`).join("; ");
 
 const verdict = `Trove is ${speedup.toFixed(2)}x the speed of the peers' pipeline.`;
-console.log(`\n${table}\n\n${verdict}\n\n${differences}\n\n${machine}\n\nPasses: ${passes}`);
+const pps = (ms: number): string => ((pages.length / ms) * 1000).toFixed(1);
+const direct = ours?.ms ?? 0;
+const poolRows: [string, number][] = [
+  ["in the calling thread (`extractHtml`)", direct],
+  ["worker pool, one page at a time", median(poolTimes.serial)],
+  [`worker pool, all pages at once (${workers} workers)`, median(poolTimes.atOnce)],
+];
+const poolTable = [
+  "| Trove's pipeline run | pages/s (median of passes) | ms per corpus pass |",
+  "|---|---:|---:|",
+  ...poolRows.map(([name, ms]) => `| ${name} | ${pps(ms)} | ${ms.toFixed(0)} |`),
+].join("\n");
+const poolPasses = `pool one at a time: ${poolTimes.serial.map((t) => t.toFixed(0)).join(", ")} ms; pool all at once: ${poolTimes.atOnce
+  .map((t) => t.toFixed(0))
+  .join(", ")} ms`;
+console.log(`\n${table}\n\n${verdict}\n\n${poolTable}\n\n${differences}\n\n${machine}\n\nPasses: ${passes}; ${poolPasses}`);
 
 if (process.argv.includes("--write")) {
   const section = `## Extraction
@@ -146,6 +181,12 @@ and the share of titles matching \`expected-metadata.json\` (normalised equality
 ${table}
 
 Trove is **${speedup.toFixed(2)}x** the speed of the peers' pipeline (target: at least 2x).
+
+The services run the same pipeline on the worker pool (\`libs/workers\`, one worker per core here), so that no page
+holds the event loop. One page at a time shows the cost of the hop (the page and its result are copied between
+threads); all pages at once, what the pool does with every worker busy:
+
+${poolTable}
 
 Pages where the two keep noticeably different text:
 
@@ -163,7 +204,7 @@ missed on the recall figure, by newsletter prompts and reader comments, not by a
 
 ${machine}
 
-Passes: ${passes}.
+Passes: ${passes}; ${poolPasses}.
 `;
   const path = join(import.meta.dir, "..", "docs", "benchmarks.md");
   const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { availableParallelism } from "node:os";
 import { ConfigError, parseConfig } from "./index.ts";
 
 describe("parseConfig", () => {
@@ -18,6 +19,8 @@ describe("parseConfig", () => {
       inboxDomain: "inbox.localhost",
       logLevel: "info",
       seedAccounts: [],
+      extractWorkers: availableParallelism(),
+      extractTimeoutMs: 15_000,
     });
   });
 
@@ -25,6 +28,8 @@ describe("parseConfig", () => {
     ["PORT", "eighty", /PORT/],
     ["PORT", "70000", /PORT/],
     ["TROVE_RATE_LIMIT", "0", /TROVE_RATE_LIMIT/],
+    ["TROVE_EXTRACT_WORKERS", "0", /TROVE_EXTRACT_WORKERS/],
+    ["TROVE_EXTRACT_TIMEOUT_MS", "soon", /TROVE_EXTRACT_TIMEOUT_MS/],
     ["DATABASE_URL", "mysql://x", /DATABASE_URL/],
     ["NATS_URL", "not a url", /NATS_URL/],
     ["TROVE_ALLOW_PRIVATE_NETWORK", "maybe", /TROVE_ALLOW_PRIVATE_NETWORK/],

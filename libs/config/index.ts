@@ -1,4 +1,5 @@
 // The operator contract, parsed once per process. A bad value stops start-up with one line naming the variable.
+import { availableParallelism } from "node:os";
 
 export type LimitScope = "lifetime" | "billing_cycle";
 
@@ -28,6 +29,10 @@ export interface Config {
   validateResponses: boolean;
   /** How long a save waits for fetch and extraction before answering `background: true`. */
   ingestWaitMs: number;
+  /** Worker threads for CPU-heavy work (page extraction): tasks that run at once. */
+  extractWorkers: number;
+  /** How long one page's extraction may run in its worker before it is stopped (`extract_timeout`). */
+  extractTimeoutMs: number;
   webhookRetryDelays: number[];
   webhookDisableAfter: number;
   smtpPort: number;
@@ -155,6 +160,8 @@ export function parseConfig(env: Env): Config {
     maxBodyBytes: int(env, "TROVE_MAX_BODY_BYTES", 10 * 1024 * 1024, 1024),
     requestTimeoutMs: int(env, "TROVE_REQUEST_TIMEOUT_MS", 30_000, 100),
     ingestWaitMs: int(env, "TROVE_INGEST_WAIT_MS", 8_000, 0, 60_000),
+    extractWorkers: int(env, "TROVE_EXTRACT_WORKERS", availableParallelism(), 1, 256),
+    extractTimeoutMs: int(env, "TROVE_EXTRACT_TIMEOUT_MS", 15_000, 1, 600_000),
     validateResponses: flag(env, "TROVE_VALIDATE_RESPONSES"),
     webhookRetryDelays: seconds(env, "TROVE_WEBHOOK_RETRY_DELAYS", [60, 300, 900, 3600]),
     webhookDisableAfter: int(env, "TROVE_WEBHOOK_DISABLE_AFTER", 20, 1),

@@ -1,8 +1,8 @@
-// The HTML pipeline: parse, read metadata, remove furniture, find the article (Readability, else the cleaned
-// body), pick images, render Markdown.
+// The HTML pipeline: parse, refuse a page over the element budget, read metadata, remove furniture, find the
+// article (Readability, else the cleaned body), pick images, render Markdown.
 import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
-import { absolutizeLinks, baseOf, parseDocument } from "./document.ts";
+import { absolutizeLinks, baseOf, checkElementBudget, pageElementLimit, parseDocument } from "./document.ts";
 import { hostTitle, originFavicon, readMetadata, toIsoDate } from "./metadata.ts";
 import { removeJunk } from "./clean.ts";
 import { readArticle } from "./readable.ts";
@@ -13,11 +13,11 @@ import { ExtractError } from "./error.ts";
 import { plainTextToMarkdown } from "./text.ts";
 import type { Extraction } from "./types.ts";
 
-/** Extraction of an HTML page; throws only ExtractError "empty". */
-export function extractFromHtml(html: string, url: string): Extraction {
+/** Extraction of an HTML page; throws only ExtractError "empty" or "page_too_complex" (over `maxElements`). */
+export function extractFromHtml(html: string, url: string, maxElements = pageElementLimit): Extraction {
   let parts: ExtractedParts;
   try {
-    parts = htmlParts(html, url);
+    parts = htmlParts(html, url, maxElements);
   } catch (err) {
     if (err instanceof ExtractError) throw err;
     // A DOM step failed on hostile markup (say, nesting deep enough to exhaust the stack): keep the page's text.
@@ -26,8 +26,9 @@ export function extractFromHtml(html: string, url: string): Extraction {
   return buildExtraction(parts);
 }
 
-function htmlParts(html: string, url: string): ExtractedParts {
+function htmlParts(html: string, url: string, maxElements: number): ExtractedParts {
   const doc = parseDocument(html, url);
+  checkElementBudget(doc, maxElements);
   const base = baseOf(doc, url);
   const meta = readMetadata(doc, url);
   markTaskCheckboxes(doc, doc.body);

@@ -41,4 +41,6 @@ export interface ExtractOptions {
   url: string;
   /** The response's Content-Type, parameters allowed ("text/html; charset=utf-8"). */
   contentType?: string;
+  /** Element budget of an HTML page (default `pageElementLimit`); a page with more is ExtractError page_too_complex. */
+  maxElements?: number;
 }

@@ -1,11 +1,12 @@
-// Runs one or more services in this process: config, logger, one database and one bus shared by them,
-// a health subject per service, and a graceful stop on SIGTERM/SIGINT.
+// Runs one or more services in this process: config, logger, one database, one bus and one worker pool shared
+// by them, a health subject per service, and a graceful stop on SIGTERM/SIGINT.
 import { ConfigError, config as loadConfig, type Config } from "@trove/config";
 import { openBus, type Bus } from "@trove/bus";
 import { migrateSchema, openDatabase, type Database } from "@trove/db";
 import { createLogger, flushLogs, type Logger } from "@trove/log";
 import { openBlobs } from "@trove/blobs";
 import type { Resolver } from "@trove/webfetch";
+import { WorkerPool } from "@trove/workers";
 import type { RunningService, Runtime, ServiceModule } from "./runtime.ts";
 
 export interface Host {
@@ -34,13 +35,16 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const bus =
     opts.bus ?? (await openBus({ natsUrl: config.natsUrl, prefix: config.busPrefix, log, name: modules.map((m) => m.name).join(",") }));
   const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir });
-  const runtime: Runtime = { config, log, bus, database, blobs, deployment, resolver: opts.resolver };
+  // Threads start on first use, so a process whose services never run a task starts none.
+  const workers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: config.extractWorkers, log });
+  const runtime: Runtime = { config, log, bus, database, blobs, workers, deployment, resolver: opts.resolver };
   const running: RunningService[] = [];
   try {
     await migrateModules(modules, database);
     for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }) }));
   } catch (err) {
     await Promise.allSettled(running.map((r) => r.stop()));
+    await workers.close();
     await bus.close().catch(() => {});
     await blobs.close().catch(() => {});
     await database.close().catch(() => {});
@@ -58,6 +62,8 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
       (stopping ??= (async () => {
         for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
         for (const s of healthSubs) await s.stop().catch(() => {});
+        // After the services: a stopping service may still be waiting on a task.
+        await workers.close();
         await bus.close().catch((err) => log.error({ err }, "bus close failed"));
         await blobs.close().catch(() => {});
         await database.close().catch((err) => log.error({ err }, "database close failed"));

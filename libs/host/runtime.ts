@@ -6,6 +6,7 @@ import type { BlobStore } from "@trove/blobs";
 import type { Logger } from "@trove/log";
 import type { ServiceName } from "@trove/contracts";
 import type { Resolver } from "@trove/webfetch";
+import type { WorkerPool } from "@trove/workers";
 
 export interface Runtime {
   config: Config;
@@ -14,6 +15,8 @@ export interface Runtime {
   database: Database;
   /** Uploaded files: under the data directory, or the NATS Object Store. */
   blobs: BlobStore;
+  /** The process's worker threads for CPU-heavy tasks (libs/host/tasks.ts names them); one pool per process. */
+  workers: WorkerPool;
   /** "embedded" when every service shares this process. */
   deployment: "embedded" | "distributed";
   /** Name resolution for outgoing fetches; unset = the system resolver. Tests pass one that never asks DNS. */

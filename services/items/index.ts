@@ -1,5 +1,6 @@
 // The items service: saved pages, their content, tags, collections, highlights, media and the item event outbox.
 import { join } from "node:path";
+import { poolExtractor } from "@trove/extract";
 import { serveOperations, type ServiceModule } from "@trove/host";
 import { CollectionsRepository } from "./collections.repository.ts";
 import { CollectionsService } from "./collections.service.ts";
@@ -32,7 +33,12 @@ export const itemsService: ServiceModule = {
       usage,
       highlights,
       media,
-      { allowPrivateNetwork: rt.config.allowPrivateNetwork, waitMs: rt.config.ingestWaitMs, resolver: rt.resolver },
+      {
+        allowPrivateNetwork: rt.config.allowPrivateNetwork,
+        waitMs: rt.config.ingestWaitMs,
+        resolver: rt.resolver,
+        extractor: poolExtractor(rt.workers, { deadlineMs: rt.config.extractTimeoutMs }),
+      },
       rt.log,
     );
     const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage }), rt.log);

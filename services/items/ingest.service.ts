@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { Caller } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
-import { ExtractError, extractHtml, extractText, type Extraction } from "@trove/extract";
+import { ExtractError, type Extraction, type Extractor } from "@trove/extract";
 import type { Logger } from "@trove/log";
 import { FetchError, checkTarget, fetchPage, urlRefusal, type Resolver } from "@trove/webfetch";
 import { itemEvent, scopeOf } from "./events.ts";
@@ -22,6 +22,8 @@ export interface IngestOptions {
   waitMs: number;
   /** Name resolution for fetches; unset = the system resolver. */
   resolver?: Resolver;
+  /** Extraction off the event loop (the process's worker pool, with a deadline per page). */
+  extractor: Extractor;
 }
 
 /** What a capture produced: content, or the reason there is none (`refused`: a URL Trove may not fetch). */
@@ -170,12 +172,12 @@ export class IngestService {
   /** Fetches (unless the browser sent the HTML) and extracts. Never throws: failures become `error`. */
   private async capture(url: string, html: string | undefined): Promise<Capture> {
     try {
-      if (html !== undefined) return { ok: true, extraction: extractHtml(html, { url }), source: "browser", fetchTruncated: false, finalUrl: url };
+      if (html !== undefined) return { ok: true, extraction: await this.opts.extractor.html(html, { url }), source: "browser", fetchTruncated: false, finalUrl: url };
       const page = await fetchPage(url, { allowPrivate: this.opts.allowPrivateNetwork, resolver: this.opts.resolver, ...fetchLimits });
       const isText = page.contentType.startsWith("text/plain") || page.contentType.startsWith("text/markdown");
       const extraction = isText
-        ? extractText(page.text, { url: page.url, contentType: page.contentType })
-        : extractHtml(page.text, { url: page.url, contentType: page.contentType });
+        ? await this.opts.extractor.text(page.text, { url: page.url, contentType: page.contentType })
+        : await this.opts.extractor.html(page.text, { url: page.url, contentType: page.contentType });
       return { ok: true, extraction, source: "fetch", fetchTruncated: page.truncated, finalUrl: page.url };
     } catch (err) {
       const refusal = urlRefusal(err);

@@ -1,0 +1,41 @@
+// The worker side: a worker script is a registry of named tasks that calls serveTasks(tasks). Each task takes
+// one structured-clonable input and returns (or resolves to) one structured-clonable output.
+import type { RunMessage, SerializedError, WorkerMessage } from "./protocol.ts";
+
+export type Task = (input: never) => unknown;
+export type TaskRegistry = Record<string, Task>;
+
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<RunMessage>) => void) | null;
+  postMessage(message: WorkerMessage): void;
+}
+
+/** Serves `tasks` to the pool that started this worker thread; call it once, at the top of the worker script. */
+export function serveTasks(tasks: TaskRegistry): void {
+  const scope = globalThis as unknown as WorkerScope;
+  scope.onmessage = (event) => {
+    void run(scope, tasks, event.data);
+  };
+  scope.postMessage({ type: "ready" });
+}
+
+async function run(scope: WorkerScope, tasks: TaskRegistry, msg: RunMessage): Promise<void> {
+  try {
+    const task = Object.hasOwn(tasks, msg.task) ? tasks[msg.task] : undefined;
+    if (!task) throw new Error(`unknown task "${msg.task}"`);
+    const output = await (task as (input: unknown) => unknown)(msg.input);
+    // Inside the try: an output that cannot be cloned is reported as the task's failure.
+    scope.postMessage({ type: "result", id: msg.id, ok: true, output });
+  } catch (err) {
+    scope.postMessage({ type: "result", id: msg.id, ok: false, error: serializeError(err) });
+  }
+}
+
+function serializeError(err: unknown): SerializedError {
+  if (!(err instanceof Error)) return { name: "Error", message: String(err), data: {} };
+  const data: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(err)) {
+    if (value === null || ["string", "number", "boolean"].includes(typeof value)) data[key] = value;
+  }
+  return { name: err.name, message: err.message, data };
+}
