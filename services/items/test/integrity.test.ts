@@ -48,7 +48,7 @@ let trove: TestTrove;
 let pages: ReturnType<typeof gatedPages>;
 beforeAll(async () => {
   pages = gatedPages();
-  trove = await startTrove({ TROVE_SEED_ACCOUNTS: accounts, TROVE_INGEST_WAIT_MS: "200" });
+  trove = await startTrove({ TROVE_SEED_ACCOUNTS: accounts, TROVE_INGEST_WAIT_MS: "3000" });
 });
 afterAll(async () => {
   await trove.stop();
