@@ -1,6 +1,7 @@
 // @trove/extract: saved web pages (HTML, plain text, Markdown) to ItemContent v2 and Markdown.
 import { ExtractError } from "./error.ts";
 import { extractFromHtml } from "./html.ts";
+import { cleanPageText } from "./sanitize.ts";
 import { extractFromText, type TextKind } from "./text.ts";
 import type { ExtractOptions, Extraction } from "./types.ts";
 
@@ -23,8 +24,9 @@ export function extractText(text: string, opts: ExtractOptions): Extraction {
   return extract(text, opts, isMarkdownUrl(opts.url) ? "markdown" : "plain");
 }
 
-function extract(body: string, opts: ExtractOptions, fallback: Kind): Extraction {
+function extract(raw: string, opts: ExtractOptions, fallback: Kind): Extraction {
   const kind = kindOf(opts.contentType, opts.url, fallback);
+  const body = cleanPageText(raw);
   return kind === "html" ? extractFromHtml(body, opts.url) : extractFromText(body, opts.url, kind);
 }
 
