@@ -4,23 +4,30 @@ import { t } from "elysia";
 import { op } from "./operation.ts";
 import {
   Collection,
+  Count,
   HealthReport,
   Highlight,
   HighlightInput,
   Id,
   IdList,
   IdParams,
+  Int4,
   Item,
   Limit,
   ListFilters,
   MediaRef,
+  maxInt53,
   Offset,
+  PageText,
   SyncResponse,
   Tag,
   TimeFilter,
+  Timestamp,
 } from "./schemas.ts";
 
-const ItemList = t.Object({ items: t.Array(Item), limit: t.Integer(), offset: t.Integer(), count: t.Integer() });
+const ItemList = t.Object({ items: t.Array(Item), limit: Int4(), offset: Int4(), count: Count() });
+// A time filter as Unix seconds: an ISO date before 1970 is negative.
+const EchoedTime = t.Integer({ minimum: -maxInt53, maximum: maxInt53, description: "Unix seconds" });
 const SlugParams = t.Object({ slug: t.String({ minLength: 1, maxLength: 80, pattern: "^[a-z0-9-]+$" }) });
 
 
@@ -41,7 +48,7 @@ export const operations = {
     permission: "items.read",
     tag: "Account",
     summary: "Check a key and the path gateway -> bus -> service (answered by the items service, no database)",
-    response: t.Object({ ok: t.Boolean(), service: t.String(), time: t.Integer({ description: "Unix milliseconds" }) }),
+    response: t.Object({ ok: t.Boolean(), service: t.String(), time: Count({ description: "Unix milliseconds" }) }),
   }),
   me: op({
     method: "GET",
@@ -53,11 +60,11 @@ export const operations = {
     response: t.Object({
       plan: t.String(),
       limitScope: t.String(),
-      linkLimit: t.Integer(),
-      linkCount: t.Integer(),
-      linkCountMonth: t.Integer(),
-      linkCountPeriod: t.Integer(),
-      linkCountLifetime: t.Integer(),
+      linkLimit: Count(),
+      linkCount: Count(),
+      linkCountMonth: Count(),
+      linkCountPeriod: Count(),
+      linkCountLifetime: Count(),
     }),
   }),
   ingest: op({
@@ -70,7 +77,7 @@ export const operations = {
     body: t.Object({
       url: t.String({ minLength: 1, maxLength: 8192 }),
       source: t.Optional(t.String({ maxLength: 200 })),
-      html: t.Optional(t.String({ description: "the page as the browser rendered it; no fetch is made" })),
+      html: t.Optional(PageText({ description: "the page as the browser rendered it; no fetch is made (NUL characters and lone surrogates are cleaned, not refused)" })),
     }),
     response: t.Object({
       ok: t.Boolean(),
@@ -100,7 +107,9 @@ export const operations = {
     tag: "Items",
     summary: "One item with its complete saved content",
     params: IdParams,
-    query: t.Object({ include: t.Optional(t.String()) }),
+    query: t.Object({
+      include: t.Optional(t.Literal("content", { description: "accepted for symmetry with lists: the single item always carries its content and highlights" })),
+    }),
     response: Item,
   }),
   updateItem: op({
@@ -131,8 +140,8 @@ export const operations = {
       collectionName: t.Nullable(t.String()),
       collectionSlug: t.Nullable(t.String()),
       collectionIds: t.Array(t.String()),
-      processedAt: t.Nullable(t.Integer()),
-      updatedAt: t.Integer(),
+      processedAt: t.Nullable(Timestamp),
+      updatedAt: Timestamp,
     }),
   }),
   archiveItems: op({
@@ -143,7 +152,7 @@ export const operations = {
     tag: "Items",
     summary: "Archive items",
     body: t.Object({ ids: IdList }),
-    response: t.Object({ requested: t.Integer(), archived: t.Integer() }),
+    response: t.Object({ requested: Count(), archived: Count() }),
   }),
   deleteItems: op({
     method: "POST",
@@ -153,7 +162,7 @@ export const operations = {
     tag: "Items",
     summary: "Delete items permanently",
     body: t.Object({ ids: IdList }),
-    response: t.Object({ requested: t.Integer(), deleted: t.Integer() }),
+    response: t.Object({ requested: Count(), deleted: Count() }),
   }),
   markProcessed: op({
     method: "POST",
@@ -163,7 +172,7 @@ export const operations = {
     tag: "Items",
     summary: "Mark items processed (they leave the feed)",
     body: t.Object({ ids: IdList }),
-    response: t.Object({ processed: t.Integer() }),
+    response: t.Object({ processed: Count() }),
   }),
   itemContent: op({
     method: "GET",
@@ -189,7 +198,7 @@ export const operations = {
       q: t.Optional(t.String({ minLength: 1, maxLength: 500 })),
       contextLines: t.Optional(t.Integer({ minimum: 0, maximum: 50 })),
       limit: t.Optional(t.Integer({ minimum: 1, maximum: 200 })),
-      lines: t.Optional(t.String({ pattern: "^\\d+:\\d+$", description: "start:end, 1-based, inclusive" })),
+      lines: t.Optional(t.String({ pattern: "^\\d{1,9}:\\d{1,9}$", description: "start:end, 1-based, inclusive" })),
     }),
     response: t.Record(t.String(), t.Unknown()),
   }),
@@ -202,7 +211,7 @@ export const operations = {
     summary: "An item's images in order",
     params: IdParams,
     query: t.Object({ limit: t.Optional(Limit(100, 20)), offset: t.Optional(Offset) }),
-    response: t.Object({ media: t.Array(MediaRef), limit: t.Integer(), offset: t.Integer(), count: t.Integer(), nextOffset: t.Nullable(t.Integer()) }),
+    response: t.Object({ media: t.Array(MediaRef), limit: Int4(), offset: Int4(), count: Count(), nextOffset: t.Nullable(Count()) }),
   }),
   uploadMedia: op({
     method: "POST",
@@ -240,7 +249,7 @@ export const operations = {
     summary: "An item's highlights",
     params: IdParams,
     query: t.Object({ limit: t.Optional(Limit(100, 25)), offset: t.Optional(Offset) }),
-    response: t.Object({ highlights: t.Array(Highlight), hasMore: t.Boolean(), nextOffset: t.Nullable(t.Integer()) }),
+    response: t.Object({ highlights: t.Array(Highlight), hasMore: t.Boolean(), nextOffset: t.Nullable(Count()) }),
   }),
   createHighlight: op({
     method: "POST",
@@ -322,7 +331,7 @@ export const operations = {
     tag: "Tags",
     summary: "Remove a tag from every item and note; nothing else is deleted",
     params: SlugParams,
-    response: t.Object({ ok: t.Boolean(), slug: t.String(), itemsUntagged: t.Integer() }),
+    response: t.Object({ ok: t.Boolean(), slug: t.String(), itemsUntagged: Count() }),
   }),
   listCollections: op({
     method: "GET",
@@ -370,9 +379,9 @@ export const operations = {
     summary: "Item counts by status, and in a time range",
     query: t.Object({ since: t.Optional(TimeFilter), until: t.Optional(TimeFilter) }),
     response: t.Object({
-      total: t.Integer(),
-      byStatus: t.Record(t.String(), t.Integer()),
-      range: t.Object({ since: t.Nullable(t.Integer()), until: t.Nullable(t.Integer()), count: t.Integer() }),
+      total: Count(),
+      byStatus: t.Record(t.String(), Count()),
+      range: t.Object({ since: t.Nullable(EchoedTime), until: t.Nullable(EchoedTime), count: Count() }),
     }),
   }),
 } as const;
