@@ -153,7 +153,7 @@ export function createGatewayApp(deps: GatewayDeps) {
     // After the credential check, before Elysia validates (and would coerce) the body.
     .onTransform({ as: "global" }, ({ body, request, route }) => {
       const entry = byRoute.get(`${request.method} ${route}`);
-      const refused = entry && checkJsonBody(entry.op, body);
+      const refused = entry && checkJsonBody(entry.op, body, request.headers.get("content-type")?.includes("json") === true);
       if (refused) throw refused;
     })
     .use(

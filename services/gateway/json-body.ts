@@ -1,7 +1,7 @@
-// A JSON body is checked as parsed, before Elysia validates it. Elysia would validate a body that is not an
-// object (an array, a string, null) as `{}` when every field is optional, would turn "12" into 12 where the
-// contract says integer, and fails with a 500 when it describes a deeply nested value in its error (it
-// stringifies the body recursively). Each of these answers 400 validation_failed naming the field instead.
+// A request body is checked as parsed, before Elysia validates it. Elysia would validate a body that is not an
+// object (an array, a string, null) as `{}` when every field is optional, would turn the JSON string "12" into
+// 12 where the contract says integer, and fails with a 500 when it describes a deeply nested value in its error
+// (it stringifies the body recursively). Each of these answers 400 validation_failed naming the field instead.
 import type { Operation } from "@trove/contracts";
 import type { AppError } from "@trove/errors";
 import { validationFailed } from "./errors.ts";
@@ -24,8 +24,11 @@ const numeric = (s: Schema) => isNumber(s) || (!!s.anyOf?.some(isNumber) && s.an
 
 const member = (s: Schema | undefined, has: (m: Schema) => unknown) => (s && has(s) ? s : s?.anyOf?.find(has));
 
-/** The 400 for a body that is not a JSON object, is nested too deep, or holds a string where the contract wants a number; else null. */
-export function checkJsonBody(op: Operation, body: unknown): AppError | null {
+/**
+ * The 400 for a body that is not an object, is nested too deep, or (in JSON, where numbers have their own type;
+ * a form's values are all strings) holds a string where the contract wants a number; else null.
+ */
+export function checkJsonBody(op: Operation, body: unknown, json: boolean): AppError | null {
   if (!op.body || body === undefined) return null;
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     return validationFailed("body", [{ path: "", message: "expected a JSON object" }]);
@@ -39,7 +42,7 @@ export function checkJsonBody(op: Operation, body: unknown): AppError | null {
       // Named by its top-level field: the full path of something this deep is no help.
       return validationFailed("body", [{ path: path.split("/").slice(0, 2).join("/"), message: `nested more than ${maxBodyDepth} levels deep` }]);
     }
-    if (typeof value === "string" && schema && numeric(schema)) issues.push({ path, message: "expected a number, not a string" });
+    if (json && typeof value === "string" && schema && numeric(schema)) issues.push({ path, message: "expected a number, not a string" });
     else if (Array.isArray(value)) {
       const items = member(schema, (m) => m.items)?.items;
       value.forEach((v, i) => stack.push({ value: v, schema: items, path: `${path}/${i}`, depth: depth + 1 }));

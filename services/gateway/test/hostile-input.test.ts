@@ -73,6 +73,8 @@ interface Input {
   /** A list repeats the key. */
   query?: Record<string, string | string[]>;
   body?: unknown;
+  /** Sent as is instead of `body`. */
+  raw?: { contentType: string; text: string };
 }
 
 /** Percent-encodes like a client would, lone surrogates included (as their WTF-8 bytes, which no decoder accepts). */
@@ -109,6 +111,7 @@ async function send(op: Operation, input: Input, label: string, key?: string): P
   const init: Parameters<TestTrove["api"]>[1] = { method: op.method, key };
   if (input.body !== undefined) init.body = bodyText(input.body);
   if (input.body !== undefined) init.headers = { "content-type": "application/json" };
+  if (input.raw) [init.body, init.headers] = [input.raw.text, { "content-type": input.raw.contentType }];
   const res = await trove.api(query ? `${path}?${query}` : path, init);
   return { label: `${op.method} ${path}${query ? `?${query.slice(0, 80)}` : ""} ${label}`, status: res.status, text: await res.text(), contentType: res.headers.get("content-type") ?? "" };
 }
@@ -283,6 +286,9 @@ async function walk(name: OperationName): Promise<string[]> {
         else note(refusal(r, nameOf(field)));
         if (isPageText(field) && r.status !== 200) problems.push(`${r.label}: captured page text answered ${r.status}`);
       }
+      for (const v of ["99999999999999999999", "-1", "1e309", "NaN", "null", "[]", "{}", "../../etc/passwd"]) {
+        note(problemOf(await send(op, withField(baseline(), field, v), label(JSON.stringify(v)))));
+      }
       const long = inUrl(field) ? 10_000 : 200_000;
       const huge = await send(op, withField(baseline(), field, "x".repeat(long)), label(`${long} characters`));
       if (field.schema.maxLength !== undefined && field.schema.maxLength < long) note(refusal(huge, nameOf(field)));
@@ -330,35 +336,51 @@ async function walk(name: OperationName): Promise<string[]> {
       note(problemOf(r));
       if (r.status !== 400) problems.push(`${r.label}: a body that is not an object answered ${r.status}`);
     }
+    const deep = { ...(baseline().body as object), nested: rawJson("[".repeat(50_000) + "]".repeat(50_000)) };
+    note(refusal(await send(op, { ...baseline(), body: deep }, "with an unknown field nested 50,000 deep"), "nested"));
   }
 
-  // Another account's resources: bob gets 404 for alice's ids in the path, and changes nothing of hers.
+  // Another account's resources: bob gets 404 for alice's ids in the path, and changes nothing of hers. The
+  // requests that may go through (unknown fields, other encodings) are sent as bob too, for the same reason.
+  const aliceSees = () =>
+    Promise.all(
+      [`/api/items/${f.itemId}`, `/api/items/${f.itemId}/highlights`, `/api/items/${f.itemId}/media`, `/api/items/${f.itemId}/media/${f.mediaId}`, "/api/tags", "/api/collections"].map(
+        async (p) => {
+          const r = await trove.api(p);
+          return `${p} ${r.status} ${await r.text()}`;
+        },
+      ),
+    );
+  const before = await aliceSees();
   const asBob = await send(op, baseline(), "as bob", bobKey);
   note(problemOf(asBob));
   if (op.params && asBob.status !== 404) problems.push(`${asBob.label}: answered ${asBob.status}, not 404`);
-  // Unknown fields are ignored, whatever they hold (sent as bob: the request goes through and changes nothing of
-  // alice's); but no body may nest deeper than the gateway allows, known field or not.
   if (op.body) {
+    // Unknown fields are ignored, whatever they hold.
     const extra = { ...(baseline().body as object), "unknown\u0000": "a\u0000\ud800", other: { a: [1, { b: null }] } };
     const r = await send(op, { ...baseline(), body: extra }, "with unknown fields, as bob", bobKey);
     note(problemOf(r));
-    if (r.status === 400) problems.push(`${r.label}: unknown fields were not ignored: ${r.text.slice(0, 160)}`);
-    const deep = { ...(baseline().body as object), nested: rawJson("[".repeat(50_000) + "]".repeat(50_000)) };
-    note(refusal(await send(op, { ...baseline(), body: deep }, "with an unknown field nested 50,000 deep"), "nested"));
+    if (r.status !== asBob.status) problems.push(`${r.label}: unknown fields were not ignored: ${r.status} ${r.text.slice(0, 160)}`);
+    // Other encodings of the baseline (a form's values are strings), or of garbage: refused or read, never a failure.
+    const form = new URLSearchParams(Object.entries(baseline().body as object).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+    for (const raw of [
+      { contentType: "application/x-www-form-urlencoded", text: form.toString() },
+      { contentType: "application/x-www-form-urlencoded", text: "a%00=b%00&%ZZ=%" },
+      { contentType: "text/plain", text: "just text\u0000" },
+      { contentType: "application/json", text: '{"unterminated": "' },
+      { contentType: "application/octet-stream", text: "\u0000\u0001binary" },
+      { contentType: "multipart/form-data; boundary=x", text: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\nb\r\n--x--' },
+    ]) {
+      note(problemOf(await send(op, { ...baseline(), body: undefined, raw }, `body as ${raw.contentType}: ${JSON.stringify(raw.text.slice(0, 30))}, as bob`, bobKey)));
+    }
   }
   if (op.query) {
     const r = await send(op, { ...baseline(), query: { ...baseline().query, "unknown\u0000": "a\u0000" } }, "with an unknown query field, as bob", bobKey);
     note(problemOf(r));
-    if (r.status === 400) problems.push(`${r.label}: an unknown query field was not ignored: ${r.text.slice(0, 160)}`);
+    if (r.status !== asBob.status) problems.push(`${r.label}: an unknown query field was not ignored: ${r.status} ${r.text.slice(0, 160)}`);
   }
-  const still = await Promise.all(
-    [`/api/items/${f.itemId}`, `/api/highlights/${f.highlightId}`, `/api/items/${f.itemId}/media/${f.mediaId}`].map(async (p) => [p, (await trove.api(p)).status] as const),
-  );
-  for (const [p, status] of still) if (status !== 200) problems.push(`after the hostile calls ${p} answers ${status}`);
-  const item = await (await trove.api(`/api/items/${f.itemId}`)).json();
-  if (!item.tagSlugs?.includes(f.tagSlug) || !item.collectionIds?.includes(f.collectionId)) {
-    problems.push(`after the hostile calls item ${f.itemId} lost its tag or collection: ${JSON.stringify(item.tagSlugs)} ${JSON.stringify(item.collectionIds)}`);
-  }
+  const after = await aliceSees();
+  if (JSON.stringify(after) !== JSON.stringify(before)) problems.push(`bob's calls changed what alice sees: ${JSON.stringify({ before, after }).slice(0, 600)}`);
 
   // Last, the baseline itself must succeed: the variants above tested a request that works.
   const ok = await send(op, baseline(), "baseline");
@@ -376,4 +398,38 @@ describe("hostile input on every route of the contract", () => {
       expect(await walk(name)).toEqual([]);
     }, 120_000);
   }
+});
+
+describe("request bodies keep their JSON shape", () => {
+  const patch = async (f: Fixtures, body: string, contentType = "application/json") => {
+    const res = await trove.api(`/api/highlights/${f.highlightId}`, { method: "PATCH", body, headers: { "content-type": contentType } });
+    return { status: res.status, body: await res.json() };
+  };
+
+  test("a body that is not an object answers 400 rather than being read as {}", async () => {
+    const f = await fixtures();
+    for (const body of ["[]", '"text"', "42", "null"]) {
+      expect(await patch(f, body)).toMatchObject({ status: 400, body: { error: "validation_failed", fields: { body: "expected a JSON object" } } });
+    }
+  });
+
+  test("a number sent as a JSON string answers 400 naming the field; a form's strings are still read", async () => {
+    const f = await fixtures();
+    expect(await patch(f, '{"startOffset": "0", "endOffset": 7}')).toMatchObject({ status: 400, body: { fields: { startOffset: "expected a number, not a string" } } });
+    // Text not in the page keeps the offsets given: they were read as numbers.
+    const form = await patch(f, "text=not+in+the+page&startOffset=5&endOffset=9", "application/x-www-form-urlencoded");
+    expect(form).toMatchObject({ status: 200, body: { highlight: { text: "not in the page", startOffset: 5, endOffset: 9 } } });
+  });
+
+  test("nesting deeper than 32 levels answers 400 naming the field, known or not (it answered 500)", async () => {
+    const f = await fixtures();
+    const deep = "[".repeat(50_000) + "]".repeat(50_000);
+    const ids = await trove.api("/api/items/archive", { method: "POST", body: `{"ids": ${deep}}`, headers: { "content-type": "application/json" } });
+    expect(ids.status).toBe(400);
+    expect((await ids.json()).fields).toEqual({ ids: "nested more than 32 levels deep" });
+    expect(await patch(f, `{"note": "x", "extra": ${deep}}`)).toMatchObject({ status: 400, body: { fields: { extra: "nested more than 32 levels deep" } } });
+    // 32 levels of an unknown field are ignored like any unknown field.
+    const fine = "[".repeat(31) + "]".repeat(31);
+    expect(await patch(f, `{"note": "x", "extra": ${fine}}`)).toMatchObject({ status: 200, body: { highlight: { note: "x" } } });
+  });
 });
