@@ -20,9 +20,9 @@ import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
 import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
+import { checkJsonBody } from "./json-body.ts";
 import { permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
-import { checkJsonBody } from "./json-body.ts";
 import { checkText } from "./text-guard.ts";
 import { supportedVersions, versionHeaders } from "./versioning.ts";
 

@@ -1,7 +1,7 @@
 // One rule for every string of every request, applied after schema validation: a NUL character (PostgreSQL's
 // text and jsonb refuse it) or a lone UTF-16 surrogate (jsonb refuses it; text would silently store U+FFFD)
-// answers 400 validation_failed naming the field. Page text a user captured (a schema marked `pageText`) is
-// exempt: the owning service cleans it, as it cleans fetched pages.
+// answers 400 validation_failed naming the field. Page text a user captured (a `PageText` schema of the contract,
+// `x-trove-page-text` in the OpenAPI document) is exempt: extraction cleans it, as it cleans fetched pages.
 import { pageTextMark, type Operation } from "@trove/contracts";
 import type { AppError } from "@trove/errors";
 import { validationFailed } from "./errors.ts";

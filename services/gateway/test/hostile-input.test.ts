@@ -4,7 +4,7 @@
 // types, unknown `include` values, and alice's real resources called with bob's key. No answer may be a 5xx;
 // every error is JSON with a stable code of libs/errors at its own status, and never a stack trace.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { operations, type Operation, type OperationName } from "@trove/contracts";
+import { operations, pageTextMark, type Operation, type OperationName } from "@trove/contracts";
 import { errorStatus, isErrorCode } from "@trove/errors";
 import { articleHtml, bobKey, startTrove, type TestTrove } from "@trove/testing";
 
@@ -221,7 +221,7 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
 
 const clone = <T>(v: T): T => structuredClone(v);
 
-/** The input with one field set (creating what the path needs); undefined removes nothing, it sets the value. */
+/** The input with one field set to `value`, creating the objects and arrays on its path. */
 function withField(input: Input, f: Field, value: unknown): Input {
   const out = clone(input);
   if (f.part !== "body") {
@@ -242,7 +242,7 @@ function withField(input: Input, f: Field, value: unknown): Input {
 }
 
 const hugeNumbers = ["99999999999999999999", "3000000000", "-1", "1e309"];
-const isPageText = (f: Field) => Object.keys(f.schema).some((k) => k.startsWith("x-") && f.schema[k] === true);
+const isPageText = (f: Field) => f.schema[pageTextMark] === true;
 const inUrl = (f: Field) => f.part !== "body";
 
 /** Values of the wrong JSON type for a body field (each refused by its schema). */
@@ -265,8 +265,8 @@ async function walk(name: OperationName): Promise<string[]> {
   const note = (p: string | null) => p && problems.push(p);
   const f = await fixtures();
   const base = baselines[name](f);
-  // Fresh resources for each variant would cost minutes; the variants must not change them, and the ones
-  // that legitimately succeed (deletes as bob, say) are checked for having touched nothing of alice's.
+  // One set of resources per operation (fresh ones per variant would cost minutes): a variant that is
+  // legitimately fine may change them as alice's request says; bob's requests are checked to change nothing.
   const baseline = () => clone(base);
 
   const fields = [...fieldsOf("params", op.params as Schema), ...fieldsOf("query", op.query as Schema), ...fieldsOf("body", op.body as Schema)];
