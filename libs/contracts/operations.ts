@@ -4,20 +4,25 @@ import { t } from "elysia";
 import { op } from "./operation.ts";
 import {
   Collection,
+  Count,
   HealthReport,
   Highlight,
   HighlightInput,
   Id,
   IdList,
   IdParams,
+  Int4,
   Item,
   Limit,
   ListFilters,
   MediaRef,
+  maxInt53,
   Offset,
+  PageText,
   SyncResponse,
   Tag,
   TimeFilter,
+  Timestamp,
 } from "./schemas.ts";
 
 /** Markdown a page of items with content carries at most (see docs/decisions.md, "Pages with content"). */
@@ -25,15 +30,17 @@ export const contentPageBytes = 8 * 1024 * 1024;
 
 const ItemList = t.Object({
   items: t.Array(Item),
-  limit: t.Integer(),
-  offset: t.Integer(),
-  count: t.Integer({ description: "items matching the filters, on every page" }),
+  limit: Int4(),
+  offset: Int4(),
+  count: Count({ description: "items matching the filters, on every page" }),
   nextOffset: t.Nullable(
-    t.Integer({
+    Int4({
       description: `the offset of the next page, null on the last one; a page with content ends early once it holds ${contentPageBytes / 1024 / 1024} MiB of Markdown`,
     }),
   ),
 });
+// A time filter as Unix seconds: an ISO date before 1970 is negative.
+const EchoedTime = t.Integer({ minimum: -maxInt53, maximum: maxInt53, description: "Unix seconds" });
 const SlugParams = t.Object({ slug: t.String({ minLength: 1, maxLength: 80, pattern: "^[a-z0-9-]+$" }) });
 
 
@@ -54,7 +61,7 @@ export const operations = {
     permission: "items.read",
     tag: "Account",
     summary: "Check a key and the path gateway -> bus -> service (answered by the items service, no database)",
-    response: t.Object({ ok: t.Boolean(), service: t.String(), time: t.Integer({ description: "Unix milliseconds" }) }),
+    response: t.Object({ ok: t.Boolean(), service: t.String(), time: Count({ description: "Unix milliseconds" }) }),
   }),
   me: op({
     method: "GET",
@@ -66,11 +73,11 @@ export const operations = {
     response: t.Object({
       plan: t.String(),
       limitScope: t.String(),
-      linkLimit: t.Integer(),
-      linkCount: t.Integer(),
-      linkCountMonth: t.Integer(),
-      linkCountPeriod: t.Integer(),
-      linkCountLifetime: t.Integer(),
+      linkLimit: Count(),
+      linkCount: Count(),
+      linkCountMonth: Count(),
+      linkCountPeriod: Count(),
+      linkCountLifetime: Count(),
     }),
   }),
   ingest: op({
@@ -83,7 +90,7 @@ export const operations = {
     body: t.Object({
       url: t.String({ minLength: 1, maxLength: 8192 }),
       source: t.Optional(t.String({ maxLength: 200 })),
-      html: t.Optional(t.String({ description: "the page as the browser rendered it; no fetch is made" })),
+      html: t.Optional(PageText({ description: "the page as the browser rendered it; no fetch is made (NUL characters and lone surrogates are cleaned, not refused)" })),
     }),
     response: t.Object({
       ok: t.Boolean(),
@@ -113,7 +120,9 @@ export const operations = {
     tag: "Items",
     summary: "One item with its complete saved content",
     params: IdParams,
-    query: t.Object({ include: t.Optional(t.String()) }),
+    query: t.Object({
+      include: t.Optional(t.Literal("content", { description: "accepted for symmetry with lists: the single item always carries its content and highlights" })),
+    }),
     response: Item,
   }),
   updateItem: op({
@@ -144,8 +153,8 @@ export const operations = {
       collectionName: t.Nullable(t.String()),
       collectionSlug: t.Nullable(t.String()),
       collectionIds: t.Array(t.String()),
-      processedAt: t.Nullable(t.Integer()),
-      updatedAt: t.Integer(),
+      processedAt: t.Nullable(Timestamp),
+      updatedAt: Timestamp,
     }),
   }),
   archiveItems: op({
@@ -156,7 +165,7 @@ export const operations = {
     tag: "Items",
     summary: "Archive items",
     body: t.Object({ ids: IdList }),
-    response: t.Object({ requested: t.Integer(), archived: t.Integer() }),
+    response: t.Object({ requested: Count(), archived: Count() }),
   }),
   deleteItems: op({
     method: "POST",
@@ -166,7 +175,7 @@ export const operations = {
     tag: "Items",
     summary: "Delete items permanently",
     body: t.Object({ ids: IdList }),
-    response: t.Object({ requested: t.Integer(), deleted: t.Integer() }),
+    response: t.Object({ requested: Count(), deleted: Count() }),
   }),
   markProcessed: op({
     method: "POST",
@@ -176,7 +185,7 @@ export const operations = {
     tag: "Items",
     summary: "Mark items processed (they leave the feed)",
     body: t.Object({ ids: IdList }),
-    response: t.Object({ processed: t.Integer() }),
+    response: t.Object({ processed: Count() }),
   }),
   itemContent: op({
     method: "GET",
@@ -202,7 +211,7 @@ export const operations = {
       q: t.Optional(t.String({ minLength: 1, maxLength: 500 })),
       contextLines: t.Optional(t.Integer({ minimum: 0, maximum: 50 })),
       limit: t.Optional(t.Integer({ minimum: 1, maximum: 200 })),
-      lines: t.Optional(t.String({ pattern: "^\\d+:\\d+$", description: "start:end, 1-based, inclusive" })),
+      lines: t.Optional(t.String({ pattern: "^\\d{1,9}:\\d{1,9}$", description: "start:end, 1-based, inclusive" })),
     }),
     response: t.Record(t.String(), t.Unknown()),
   }),
@@ -215,7 +224,7 @@ export const operations = {
     summary: "An item's images in order",
     params: IdParams,
     query: t.Object({ limit: t.Optional(Limit(100, 20)), offset: t.Optional(Offset) }),
-    response: t.Object({ media: t.Array(MediaRef), limit: t.Integer(), offset: t.Integer(), count: t.Integer(), nextOffset: t.Nullable(t.Integer()) }),
+    response: t.Object({ media: t.Array(MediaRef), limit: Int4(), offset: Int4(), count: Count(), nextOffset: t.Nullable(Count()) }),
   }),
   uploadMedia: op({
     method: "POST",
@@ -253,7 +262,7 @@ export const operations = {
     summary: "An item's highlights",
     params: IdParams,
     query: t.Object({ limit: t.Optional(Limit(100, 25)), offset: t.Optional(Offset) }),
-    response: t.Object({ highlights: t.Array(Highlight), hasMore: t.Boolean(), nextOffset: t.Nullable(t.Integer()) }),
+    response: t.Object({ highlights: t.Array(Highlight), hasMore: t.Boolean(), nextOffset: t.Nullable(Count()) }),
   }),
   createHighlight: op({
     method: "POST",
@@ -335,7 +344,7 @@ export const operations = {
     tag: "Tags",
     summary: "Remove a tag from every item and note; nothing else is deleted",
     params: SlugParams,
-    response: t.Object({ ok: t.Boolean(), slug: t.String(), itemsUntagged: t.Integer() }),
+    response: t.Object({ ok: t.Boolean(), slug: t.String(), itemsUntagged: Count() }),
   }),
   listCollections: op({
     method: "GET",
@@ -383,9 +392,9 @@ export const operations = {
     summary: "Item counts by status, and in a time range",
     query: t.Object({ since: t.Optional(TimeFilter), until: t.Optional(TimeFilter) }),
     response: t.Object({
-      total: t.Integer(),
-      byStatus: t.Record(t.String(), t.Integer()),
-      range: t.Object({ since: t.Nullable(t.Integer()), until: t.Nullable(t.Integer()), count: t.Integer() }),
+      total: Count(),
+      byStatus: t.Record(t.String(), Count()),
+      range: t.Object({ since: t.Nullable(EchoedTime), until: t.Nullable(EchoedTime), count: Count() }),
     }),
   }),
 } as const;

@@ -11,10 +11,28 @@ export const ErrorBody = t.Object(
   { additionalProperties: true },
 );
 
+/** Largest PostgreSQL `integer` (int4): offsets, positions and sizes stored in int4 columns stay within it. */
+export const maxInt4 = 2_147_483_647;
+/** Largest integer JavaScript holds exactly; int8 columns (timestamps, counts) are read back as numbers below it. */
+export const maxInt53 = Number.MAX_SAFE_INTEGER;
+
+/** A non-negative integer an int4 column holds. */
+export const Int4 = (o: { description?: string; default?: number } = {}) => t.Integer({ minimum: 0, maximum: maxInt4, ...o });
+/** A count (or size) of things: non-negative, exact in JavaScript. */
+export const Count = (o: { description?: string } = {}) => t.Integer({ minimum: 0, maximum: maxInt53, ...o });
+
+/**
+ * Marks a string schema as page text the user captured (the HTML of a page): it may hold NUL characters and
+ * lone surrogates, which the extraction cleans as it does for fetched pages. Every other API string holding one
+ * answers 400 validation_failed (the gateway's text guard).
+ */
+export const pageTextMark = "x-trove-page-text";
+export const PageText = (o: { description?: string } = {}) => t.String({ ...o, [pageTextMark]: true });
+
 export const Id = t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" });
 export const IdParams = t.Object({ id: Id });
 
-export const Timestamp = t.Integer({ description: "Unix seconds" });
+export const Timestamp = t.Integer({ minimum: 0, maximum: maxInt53, description: "Unix seconds" });
 
 export const ItemStatus = t.Union([t.Literal("stashed"), t.Literal("flagged"), t.Literal("archived")]);
 
@@ -32,8 +50,8 @@ export const ItemContent = t.Object({
   media: t.Array(t.Record(t.String(), t.Unknown())),
 });
 
-export const Tag = t.Object({ name: t.String(), slug: t.String(), description: t.Optional(t.String()), itemCount: t.Optional(t.Integer()) });
-export const Collection = t.Object({ id: t.String(), name: t.String(), slug: t.String(), itemCount: t.Optional(t.Integer()) });
+export const Tag = t.Object({ name: t.String(), slug: t.String(), description: t.Optional(t.String()), itemCount: t.Optional(Count()) });
+export const Collection = t.Object({ id: t.String(), name: t.String(), slug: t.String(), itemCount: t.Optional(Count()) });
 
 export const IdList = t.Array(Id, { minItems: 1, maxItems: 1000 });
 
@@ -42,8 +60,8 @@ export const HighlightInput = {
   prefix: t.Optional(t.String({ maxLength: 2_000 })),
   suffix: t.Optional(t.String({ maxLength: 2_000 })),
   note: t.Optional(t.String({ maxLength: 20_000 })),
-  startOffset: t.Optional(t.Integer({ minimum: 0 })),
-  endOffset: t.Optional(t.Integer({ minimum: 0 })),
+  startOffset: t.Optional(Int4({ description: "UTF-16 offset into the item's Markdown" })),
+  endOffset: t.Optional(Int4({ description: "UTF-16 offset into the item's Markdown, exclusive" })),
 };
 
 export const Highlight = t.Object({
@@ -53,8 +71,8 @@ export const Highlight = t.Object({
   prefix: t.String(),
   suffix: t.String(),
   note: t.String(),
-  startOffset: t.Nullable(t.Integer()),
-  endOffset: t.Nullable(t.Integer()),
+  startOffset: t.Nullable(Int4()),
+  endOffset: t.Nullable(Int4()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -65,10 +83,10 @@ export const MediaRef = t.Object({
   url: t.String({ description: "source https URL for web captures; the authenticated service URL for uploads" }),
   alt: t.String(),
   title: t.String(),
-  width: t.Optional(t.Integer()),
-  height: t.Optional(t.Integer()),
+  width: t.Optional(Int4()),
+  height: t.Optional(Int4()),
   contentType: t.Optional(t.String()),
-  size: t.Optional(t.Integer()),
+  size: t.Optional(Int4()),
 });
 
 export const Item = t.Object({
@@ -81,7 +99,7 @@ export const Item = t.Object({
   lastSeenAt: Timestamp,
   updatedAt: Timestamp,
   status: ItemStatus,
-  timesAdded: t.Integer(),
+  timesAdded: Int4(),
   notes: t.String(),
   tags: t.Array(t.String()),
   tagSlugs: t.Array(t.String()),
@@ -89,7 +107,7 @@ export const Item = t.Object({
   collectionSlug: t.Nullable(t.String()),
   contentExtractedAt: t.Nullable(Timestamp),
   contentKey: t.Nullable(t.String()),
-  contentSize: t.Integer(),
+  contentSize: Int4(),
   contentExtractError: t.Nullable(t.String()),
   contentTruncated: t.Boolean(),
   contentSource: t.Nullable(t.String()),
@@ -103,23 +121,23 @@ export const Item = t.Object({
 });
 
 export const SyncResponse = t.Object({
-  received: t.Integer(),
-  accepted: t.Integer(),
-  upserted: t.Integer(),
-  added: t.Integer(),
-  skipped: t.Integer(),
-  linkLimit: t.Integer(),
-  linkCount: t.Integer(),
-  linkCountLifetime: t.Integer(),
-  linkCountPeriod: t.Integer(),
-  linkCountMonth: t.Integer(),
+  received: Count(),
+  accepted: Count(),
+  upserted: Count(),
+  added: Count(),
+  skipped: Count(),
+  linkLimit: Count(),
+  linkCount: Count(),
+  linkCountLifetime: Count(),
+  linkCountPeriod: Count(),
+  linkCountMonth: Count(),
   linkCountMonthKey: t.String(),
   limitReached: t.Boolean(),
 });
 
 export const Limit = (max: number, dflt: number) =>
   t.Integer({ minimum: 1, maximum: max, default: dflt, description: `page size, 1-${max}, default ${dflt}` });
-export const Offset = t.Integer({ minimum: 0, default: 0 });
+export const Offset = Int4({ default: 0, description: "items to skip, 0-2147483647" });
 
 /** `since`/`until`: Unix seconds or an ISO date; parsed by the owning service. */
 export const TimeFilter = t.String({ minLength: 1, maxLength: 40, description: "Unix seconds or an ISO 8601 date" });
@@ -127,11 +145,11 @@ export const TimeFilter = t.String({ minLength: 1, maxLength: 40, description: "
 export const ListFilters = {
   since: t.Optional(TimeFilter),
   until: t.Optional(TimeFilter),
-  status: t.Optional(t.String({ description: "comma-separated statuses; archived excluded when omitted" })),
-  tags: t.Optional(t.String({ description: "comma-separated tag names or slugs" })),
-  collection: t.Optional(t.String({ description: "collection id, name or slug" })),
+  status: t.Optional(t.String({ maxLength: 200, description: "comma-separated statuses; archived excluded when omitted" })),
+  tags: t.Optional(t.String({ maxLength: 4096, description: "comma-separated tag names or slugs" })),
+  collection: t.Optional(t.String({ maxLength: 200, description: "collection id, name or slug" })),
   source: t.Optional(t.String({ maxLength: 2048 })),
-  include: t.Optional(t.String({ description: "`content` adds structured content and Markdown" })),
+  include: t.Optional(t.Literal("content", { description: "`content` adds structured content and Markdown" })),
   limit: t.Optional(Limit(1000, 200)),
   offset: t.Optional(Offset),
 };

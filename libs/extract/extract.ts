@@ -2,6 +2,7 @@
 // content type. The worker task (task.ts) calls these; so do tests and benchmarks that need no pool.
 import { ExtractError } from "./error.ts";
 import { extractFromHtml } from "./html.ts";
+import { cleanPageText } from "./sanitize.ts";
 import { extractFromText, type TextKind } from "./text.ts";
 import type { ExtractOptions, Extraction } from "./types.ts";
 
@@ -20,8 +21,10 @@ export function extractText(text: string, opts: ExtractOptions): Extraction {
   return extract(text, opts, isMarkdownUrl(opts.url) ? "markdown" : "plain");
 }
 
-function extract(body: string, opts: ExtractOptions, fallback: Kind): Extraction {
+function extract(raw: string, opts: ExtractOptions, fallback: Kind): Extraction {
   const kind = kindOf(opts.contentType, opts.url, fallback);
+  // NUL and lone surrogates are never page text and could not be stored: cleaned before anything reads the page.
+  const body = cleanPageText(raw);
   return kind === "html" ? extractFromHtml(body, opts.url, opts.maxElements) : extractFromText(body, opts.url, kind);
 }
 

@@ -19,10 +19,12 @@ import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
 import { docsUi } from "./docs.ts";
-import { routeNotFound, validationFailed } from "./errors.ts";
+import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
+import { checkJsonBody } from "./json-body.ts";
 import { openApiDocument, ownCopy, specPath } from "./openapi.ts";
 import { permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
+import { checkText } from "./text-guard.ts";
 import { supportedVersions, versionHeaders } from "./versioning.ts";
 
 /** Resolves a bearer key to its caller; null for an unknown or revoked key. */
@@ -104,11 +106,15 @@ export function createGatewayApp(deps: GatewayDeps) {
         throw new AppError("payload_too_large", `request body over ${config.maxBodyBytes} bytes`, { limit: config.maxBodyBytes });
       }
     })
-    .onError({ as: "global" }, ({ code, error, set, request, path }) => {
+    .onError({ as: "global" }, ({ code, error, set, request, path, route, query, params }) => {
       let appErr: AppError;
       if (error instanceof AppError) appErr = error;
       else if (code === "NOT_FOUND") appErr = routeNotFound(request.method, path);
-      else if (code === "VALIDATION" && error instanceof ValidationError && error.type !== "response") {
+      else if (code === "VALIDATION" && error instanceof ValidationError && error.type === "property") {
+        const op = byRoute.get(`${request.method} ${route}`)?.op;
+        const issues = outOfRangeFields([op?.params, op?.query], [params ?? {}, query ?? {}]);
+        appErr = validationFailed("query", issues.length > 0 ? issues : (error.all as never));
+      } else if (code === "VALIDATION" && error instanceof ValidationError && error.type !== "response") {
         appErr = validationFailed(error.type, error.all as never);
       } else if (code === "PARSE") appErr = new AppError("invalid_json", "request body is not valid JSON");
       else if (code === "INVALID_COOKIE_SIGNATURE" || code === "INVALID_FILE_TYPE") {
@@ -147,6 +153,12 @@ export function createGatewayApp(deps: GatewayDeps) {
       }
       return { caller: state.caller, requestId: state.id };
     })
+    // After the credential check, before Elysia validates (and would coerce) the body.
+    .onTransform({ as: "global" }, ({ body, request, route }) => {
+      const entry = byRoute.get(`${request.method} ${route}`);
+      const refused = entry && checkJsonBody(entry.op, body, request.headers.get("content-type")?.includes("json") === true);
+      if (refused) throw refused;
+    })
     .use(docsUi({ title: apiTitle }));
 
   for (const { name, op } of byRoute.values()) {
@@ -159,6 +171,8 @@ export function createGatewayApp(deps: GatewayDeps) {
       async (ctx: any) => {
         const requestId: string = ctx.requestId;
         const input = { params: ctx.params ?? {}, query: ctx.query ?? {}, body: ctx.body };
+        const refused = checkText(op, input);
+        if (refused) throw refused;
         let reply: unknown;
         if (local) {
           const hctx: HandlerContext = { caller: ctx.caller, requestId, log: log.child({ reqId: requestId, op: name }) };

@@ -109,6 +109,23 @@ const collectionList = sql<{ id: string; name: string; slug: string }[]>`collect
 
 type GetShape = { content: boolean; lock: boolean };
 
+/**
+ * `id = any($1)`: one array parameter however many ids, where `in (...)` binds one parameter each and fails
+ * past PostgreSQL's 65,535 (a tag on 70,000 items).
+ */
+const idIn = (ids: string[], column = "id") => sql<boolean>`${sql.ref(column)} = any(${ids}::text[])`;
+
+/** Rows per multi-row event insert: 8 parameters a row, well under the 65,535 a statement may bind. */
+const eventsPerInsert = 1_000;
+/** Ids per statement for large id sets, so no one statement (synchronous on PGlite) runs long. */
+const idsPerStatement = 5_000;
+
+function chunks<T>(all: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < all.length; i += size) out.push(all.slice(i, i + size));
+  return out;
+}
+
 /** Ids of the account's items carrying all (filters) or any (key scopes) of the tag slugs. */
 const withTags = (accountId: string, slugs: string[], match: "all" | "any") => (eb: ExpressionBuilder<any, any>) => {
   const q = eb
@@ -246,14 +263,15 @@ export class ItemsRepository {
 
   /** Recomputes the items' tag, collection and highlight-count columns from the link tables. */
   async refreshLists(accountId: string, itemIds: string[]): Promise<void> {
-    if (itemIds.length === 0) return;
-    await sql`update items.items i set
-      tags = coalesce((select jsonb_agg(jsonb_build_object('name', t.name, 'slug', t.slug) order by it.added_at, t.slug)
-        from items.item_tags it join items.tags t on t.id = it.tag_id where it.item_id = i.id), '[]'::jsonb),
-      collections = coalesce((select jsonb_agg(jsonb_build_object('id', c.id, 'name', c.name, 'slug', c.slug) order by ic.added_at desc, c.slug)
-        from items.item_collections ic join items.collections c on c.id = ic.collection_id where ic.item_id = i.id), '[]'::jsonb),
-      highlight_count = (select count(*) from items.highlights h where h.item_id = i.id)
-      where i.account_id = ${accountId} and i.id in (${sql.join(itemIds)})`.execute(this.root);
+    for (const ids of chunks(itemIds, idsPerStatement)) {
+      await sql`update items.items i set
+        tags = coalesce((select jsonb_agg(jsonb_build_object('name', t.name, 'slug', t.slug) order by it.added_at, t.slug)
+          from items.item_tags it join items.tags t on t.id = it.tag_id where it.item_id = i.id), '[]'::jsonb),
+        collections = coalesce((select jsonb_agg(jsonb_build_object('id', c.id, 'name', c.name, 'slug', c.slug) order by ic.added_at desc, c.slug)
+          from items.item_collections ic join items.collections c on c.id = ic.collection_id where ic.item_id = i.id), '[]'::jsonb),
+        highlight_count = (select count(*) from items.highlights h where h.item_id = i.id)
+        where i.account_id = ${accountId} and ${idIn(ids, "i.id")}`.execute(this.root);
+    }
   }
 
   /** The stored Markdown of one item (for reads and anchoring). */
@@ -269,13 +287,17 @@ export class ItemsRepository {
 
   /** Ids among `ids` that belong to the account and its scope, with their rows (locked until commit with `lock`). */
   async getMany(accountId: string, ids: string[], scope: KeyScope | null, opts: { lock?: boolean } = {}): Promise<ItemRow[]> {
-    if (ids.length === 0) return [];
-    let q = this.db.selectFrom("items.items").where("account_id", "=", accountId).where("id", "in", ids);
-    q = this.applyScope(q, accountId, scope);
-    return (await q
-      .select([...metaColumns, tagList, collectionList])
-      .$if(opts.lock === true, (qb) => qb.orderBy("id").forUpdate())
-      .execute()) as ItemRow[];
+    const rows: ItemRow[] = [];
+    for (const chunk of chunks(ids, idsPerStatement)) {
+      const q = this.applyScope(this.db.selectFrom("items.items").where("account_id", "=", accountId).where(idIn(chunk)) as Q, accountId, scope);
+      rows.push(
+        ...((await q
+          .select([...metaColumns, tagList, collectionList])
+          .$if(opts.lock === true, (qb) => qb.orderBy("id").forUpdate())
+          .execute()) as ItemRow[]),
+      );
+    }
+    return rows;
   }
 
   /**
@@ -396,19 +418,14 @@ export class ItemsRepository {
   }
 
   async addEvent(accountId: string, e: ItemEventRow): Promise<void> {
-    await this.db
-      .insertInto("items.item_events")
-      .values({
-        id: e.id,
-        account_id: accountId,
-        type: e.type,
-        item_id: e.itemId,
-        changed_at: e.changedAt,
-        before_scope: e.beforeScope === null ? null : JSON.stringify(e.beforeScope),
-        after_scope: e.afterScope === null ? null : JSON.stringify(e.afterScope),
-        payload: JSON.stringify(e.payload),
-      })
-      .execute();
+    await this.addEvents(accountId, [e]);
+  }
+
+  /** Events in order, many rows per statement rather than a round trip per event. */
+  async addEvents(accountId: string, events: ItemEventRow[]): Promise<void> {
+    for (const chunk of chunks(events, eventsPerInsert)) {
+      await this.db.insertInto("items.item_events").values(chunk.map((e) => eventValues(accountId, e))).execute();
+    }
   }
 
   /**
@@ -452,4 +469,18 @@ export class ItemsRepository {
       .execute();
     return Object.fromEntries(rows.map((r) => [r.period as string, r.count as number]));
   }
+}
+
+/** The outbox row of one event. */
+function eventValues(accountId: string, e: ItemEventRow) {
+  return {
+    id: e.id,
+    account_id: accountId,
+    type: e.type,
+    item_id: e.itemId,
+    changed_at: e.changedAt,
+    before_scope: e.beforeScope === null ? null : JSON.stringify(e.beforeScope),
+    after_scope: e.afterScope === null ? null : JSON.stringify(e.afterScope),
+    payload: JSON.stringify(e.payload),
+  };
 }

@@ -72,11 +72,12 @@ export class TagsService {
       if (!tag) throw new AppError("not_found", "tag not found");
       const itemIds = await repo.itemsWithTag(caller.accountId, tag.id);
       const rows = await tx.getMany(caller.accountId, itemIds, null);
-      for (const row of rows) {
+      const events = rows.map((row) => {
         const before = scopeOf(row);
         const after = { ...before, tagSlugs: before.tagSlugs.filter((s) => s !== slug) };
-        await tx.addEvent(caller.accountId, itemEvent("item.untagged", row.id, before, after, { changedFields: ["tags"], tagSlugsRemoved: [slug] }));
-      }
+        return itemEvent("item.untagged", row.id, before, after, { changedFields: ["tags"], tagSlugsRemoved: [slug] });
+      });
+      await tx.addEvents(caller.accountId, events);
       await repo.delete(caller.accountId, tag.id);
       await tx.refreshLists(caller.accountId, itemIds);
       return rows.length;
