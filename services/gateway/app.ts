@@ -18,6 +18,7 @@ import {
 import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
+import { parseBody, tooLarge } from "./body.ts";
 import { docsUi } from "./docs.ts";
 import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
 import { checkJsonBody } from "./json-body.ts";
@@ -69,7 +70,9 @@ export function createGatewayApp(deps: GatewayDeps) {
     byRoute.set(`${op.method} ${op.path}`, { name, op });
   }
 
-  const app = new Elysia({ serve: { maxRequestBodySize: config.maxBodyBytes + 64 * 1024 } })
+  // Bun's own body limit is set out of the way: it would answer a bare 413 without JSON or Trove's headers.
+  // Declared lengths are refused below before reading; bodies are read with a byte count (body.ts).
+  const app = new Elysia({ serve: { maxRequestBodySize: 2 ** 40 } })
     .onRequest(async ({ request, set, server }) => {
       const incoming = request.headers.get("x-request-id");
       const state: RequestState = {
@@ -102,10 +105,10 @@ export function createGatewayApp(deps: GatewayDeps) {
         throw new AppError("rate_limited", `more than ${config.rateLimit} requests in 60 s; retry after ${decision.headers["Retry-After"]} s`);
       }
       const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > config.maxBodyBytes) {
-        throw new AppError("payload_too_large", `request body over ${config.maxBodyBytes} bytes`, { limit: config.maxBodyBytes });
-      }
+      if (length > config.maxBodyBytes) throw tooLarge(config.maxBodyBytes);
     })
+    // Every body, chunked ones included, is read through a byte count that stops at the limit.
+    .onParse({ as: "global" }, ({ request, contentType }) => parseBody(request, contentType, config.maxBodyBytes))
     .onError({ as: "global" }, ({ code, error, set, request, path, route, query, params }) => {
       let appErr: AppError;
       if (error instanceof AppError) appErr = error;
@@ -116,7 +119,11 @@ export function createGatewayApp(deps: GatewayDeps) {
         appErr = validationFailed("query", issues.length > 0 ? issues : (error.all as never));
       } else if (code === "VALIDATION" && error instanceof ValidationError && error.type !== "response") {
         appErr = validationFailed(error.type, error.all as never);
-      } else if (code === "PARSE") appErr = new AppError("invalid_json", "request body is not valid JSON");
+      } else if (code === "PARSE") {
+        // Elysia wraps what a body parser throws; body.ts throws the answer itself (413, 400 invalid_json).
+        const cause = (error as { cause?: unknown }).cause;
+        appErr = cause instanceof AppError ? cause : new AppError("invalid_json", "request body is not valid JSON");
+      }
       else if (code === "INVALID_COOKIE_SIGNATURE" || code === "INVALID_FILE_TYPE") {
         appErr = new AppError("validation_failed", "invalid request", { fields: {} });
       } else {
@@ -190,28 +197,15 @@ export function createGatewayApp(deps: GatewayDeps) {
         if (op.produces) return rawResponse(reply as RawReply, ctx.set.headers);
         return reply;
       },
-      {
-        params: ownCopy(op.params),
-        query: ownCopy(op.query),
-        body: ownCopy(op.body),
-        response: op.produces
-          ? undefined
-          : {
-              200: ownCopy(op.response),
-              ...Object.fromEntries([400, 401, 403, 404, 429].map((status) => [status, ownCopy(ErrorBody)])),
-            },
-        detail: {
-          operationId: name,
-          summary: op.summary,
-          tags: [op.tag],
-          security: op.permission ? [{ bearer: [] }] : [],
-          description: op.permission ? `Needs \`${op.permission}\`. Bus subject \`${subject}\`.` : "No credential needed.",
-        },
-      } as never,
+      routeOptions(name, op) as never,
     );
   }
-  // Built now, before any request has made Elysia compile (and write into) a schema.
-  const document = openApiDocument(app, {
+  // Described from the route table alone: the gateway's own body parser (body.ts) is a function Elysia's document
+  // generator cannot see through, so the live app would describe no body types. Built now, before any request has
+  // made Elysia compile (and write into) a schema.
+  const described = new Elysia();
+  for (const { name, op } of byRoute.values()) (described.route as (...args: unknown[]) => unknown)(op.method, op.path, () => null, routeOptions(name, op));
+  const document = openApiDocument(described, {
     info: {
       title: apiTitle,
       description: "A self-hostable personal library: saved web items, notes, projects, sources, exports, changes and webhooks.",
@@ -228,6 +222,29 @@ export function createGatewayApp(deps: GatewayDeps) {
     { detail: { hide: true } },
   );
   return app;
+}
+
+/** A route's schemas (its own copies) and its description, for the live app and for the document alike. */
+function routeOptions(name: OperationName, op: Operation) {
+  const subject = subjectOf(name);
+  return {
+    params: ownCopy(op.params),
+    query: ownCopy(op.query),
+    body: ownCopy(op.body),
+    response: op.produces
+      ? undefined
+      : {
+          200: ownCopy(op.response),
+          ...Object.fromEntries([400, 401, 403, 404, 429].map((status) => [status, ownCopy(ErrorBody)])),
+        },
+    detail: {
+      operationId: name,
+      summary: op.summary,
+      tags: [op.tag],
+      security: op.permission ? [{ bearer: [] }] : [],
+      description: op.permission ? `Needs \`${op.permission}\`. Bus subject \`${subject}\`.` : "No credential needed.",
+    },
+  };
 }
 
 function withHeaders(set: Record<string, unknown>, extra: Record<string, string>): Headers {

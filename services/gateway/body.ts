@@ -1,0 +1,60 @@
+// Request bodies read by the gateway itself, from the stream, counting bytes: a body without a declared length
+// (chunked) stops at TROVE_MAX_BODY_BYTES exactly as a declared one does, with 413 payload_too_large as JSON.
+// Bun's own limit is set out of the way, so it never answers in Trove's place with a bare 413.
+import { AppError } from "@trove/errors";
+
+/** The body's bytes, or 413 payload_too_large as soon as more than `limit` bytes have arrived. */
+export async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+export const tooLarge = (limit: number) => new AppError("payload_too_large", `request body over ${limit} bytes`, { limit });
+
+/**
+ * The parsed body by content type, as Elysia would parse it: JSON (also `+json` types), URL-encoded and multipart
+ * forms (a repeated key becomes an array), anything else as text. Malformed JSON answers 400 invalid_json.
+ */
+export async function parseBody(request: Request, contentType: string, limit: number): Promise<unknown> {
+  const bytes = await readLimited(request, limit);
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  if (type === "application/json" || type.endsWith("+json")) {
+    const text = new TextDecoder().decode(bytes);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new AppError("invalid_json", "request body is not valid JSON");
+    }
+  }
+  if (type === "application/x-www-form-urlencoded") return entries(new URLSearchParams(new TextDecoder().decode(bytes)));
+  if (type === "multipart/form-data") {
+    try {
+      return entries(await new Response(bytes, { headers: { "content-type": contentType } }).formData());
+    } catch {
+      throw new AppError("validation_failed", "request body is not a valid multipart form", { fields: { body: "malformed multipart form" } });
+    }
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function entries(form: { forEach(fn: (value: unknown, key: string) => void): void }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  form.forEach((value, key) => {
+    const prev = out[key];
+    out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  });
+  return out;
+}
