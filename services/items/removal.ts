@@ -9,7 +9,7 @@ export async function removeItems(tx: ItemsRepository, accountId: string, rows: 
   if (rows.length === 0) return { deleted: 0, blobKeys: [] };
   const ids = rows.map((r) => r.id);
   const blobKeys = await new MediaRepository(tx.kysely).blobKeysOfItems(accountId, ids);
-  for (const row of rows) await tx.addEvent(accountId, itemEvent("item.deleted", row.id, scopeOf(row), null, { url: row.url }));
+  await tx.addEvents(accountId, rows.map((row) => itemEvent("item.deleted", row.id, scopeOf(row), null, { url: row.url })));
   const deleted = await tx.deleteMany(accountId, ids);
   return { deleted, blobKeys };
 }
