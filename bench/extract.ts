@@ -134,7 +134,7 @@ const verdict = `Trove is ${speedup.toFixed(2)}x the speed of the peers' pipelin
 console.log(`\n${table}\n\n${verdict}\n\n${differences}\n\n${machine}\n\nPasses: ${passes}`);
 
 if (process.argv.includes("--write")) {
-  const section = `## Extraction
+  const section = `## Extraction (${new Date().toISOString().slice(0, 10)})
 
 Command: \`bun run bench/extract.ts\` (\`--write\` rewrites this section). ${pages.length} pages of
 \`shared/corpus/pages\` (${mib} MiB of HTML), one warm-up pass, then ${PASSES} timed passes
@@ -167,7 +167,7 @@ Passes: ${passes}.
 `;
   const path = join(import.meta.dir, "..", "docs", "benchmarks.md");
   const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
-  const start = current.search(/^## Extraction\s*$/m);
+  const start = current.search(/^## Extraction(?: \(\d{4}-\d{2}-\d{2}\))?\s*$/m);
   let next: string;
   if (start === -1) {
     next = `${current.trimEnd()}\n\n${section}`;
