@@ -2,10 +2,10 @@
 // library (bench/library.ts: real corpus pages saved through the API, tagged and highlighted, grown by copying rows
 // in SQL):
 //   floors       (a) bare Elysia JSON, (b0) bare Elysia -> NATS request-reply echo
-//   embedded     `bun run start` (PGlite + in-process bus): one item with content and highlights, a list page of 50
-//                without and with content; beside (e0) bare Elysia + PGlite reading the same rows of the same data
-//                directory (the ceiling of that deployment)
-//   distributed  every service its own process over PostgreSQL + NATS: the same three reads beside (b) the
+//   embedded     `bun run start` (PGlite + in-process bus): one item with content and highlights, the newest list
+//                page of 50 without and with content, and a page of 50 long articles with content; beside (e0) bare
+//                Elysia + PGlite reading the same rows of the same data directory (the ceiling of that deployment)
+//   distributed  every service its own process over PostgreSQL + NATS: the same four reads beside (b) the
 //                gateway -> bus echo (GET /api/ping); (c') the item read with think time (not saturated)
 // Writes the `## HTTP` section of docs/benchmarks.md. Needs wrk (apt-get install wrk), PostgreSQL, NATS and the
 // shared corpus beside the checkout. Knobs: BENCH_SECONDS (10), BENCH_SAVES (pages saved through the API, 300),
@@ -51,11 +51,18 @@ interface Result {
 const auth = [`Authorization: Bearer ${aliceKey}`];
 const results: Result[] = [];
 
-/** One request first: the scenario must answer 2xx, and its body size is reported. */
+/** One request first: the scenario must answer 2xx (a list page: all of its items), and its body size is reported. */
 async function probe(url: string, headers: string[]): Promise<number> {
   const res = await fetch(url, { headers: Object.fromEntries(headers.map((h) => h.split(": ") as [string, string])) });
   const body = await res.arrayBuffer();
-  if (!res.ok) throw new Error(`${url} answered ${res.status}: ${new TextDecoder().decode(body).slice(0, 300)}`);
+  const text = new TextDecoder().decode(body);
+  if (!res.ok) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (url.includes("/api/items?")) {
+    const page = JSON.parse(text) as { items: unknown[]; offset: number; nextOffset: number | null };
+    if (page.items.length !== listPage || page.nextOffset !== page.offset + listPage) {
+      throw new Error(`${url} answered ${page.items.length} items, nextOffset ${page.nextOffset}: not a full page of ${listPage}`);
+    }
+  }
   return body.byteLength;
 }
 
@@ -80,15 +87,16 @@ async function measure(
   });
   const text = out.stdout.toString();
   if (!/requests in/.test(text)) throw new Error(`wrk gave no result for ${url}: ${text} ${out.stderr.toString()}`);
-  const requests = Math.max(1, Number(/(\d+) requests in/.exec(text)?.[1] ?? 1));
-  const perRequest = Object.fromEntries(before.map(([k, used]) => [k, cpuSince(used) / requests]));
-  perRequest.wrk = Number(out.resourceUsage.cpuTime.total) / requests;
+  const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
+  // No request finished: no rate, no latency, no CPU per request (NaN prints as such).
+  const perRequest = Object.fromEntries(before.map(([k, used]) => [k, requests > 0 ? cpuSince(used) / requests : Number.NaN]));
+  perRequest.wrk = requests > 0 ? Number(out.resourceUsage.cpuTime.total) / requests : Number.NaN;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0);
   const p50 = /^\s+50%\s+(\S+)/m.exec(text)?.[1] ?? "?";
   const p99 = /^\s+99%\s+(\S+)/m.exec(text)?.[1] ?? "?";
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1];
   const sockErr = /Socket errors:.*/.exec(text)?.[0];
-  const errors = [non2xx && `${non2xx} non-2xx`, sockErr].filter(Boolean).join("; ") || "none";
+  const errors = [requests === 0 && `no request finished in ${seconds} s`, non2xx && `${non2xx} non-2xx`, sockErr].filter(Boolean).join("; ") || "none";
   const result = { group, key, name, connections: conns, bytes, rps, p50, p99, cpu: perRequest, errors };
   console.log(`${group} ${name} (${conns} connections): ${rps.toFixed(1)} req/s, p50 ${p50}, p99 ${p99}, ${bytes} B, CPU ${cpuText(perRequest)}, errors: ${errors}`);
   results.push(result);
@@ -165,7 +173,8 @@ const b: Backing = backing;
 const pages = corpusPages(saves);
 const troveEnv = { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "info", TROVE_VALIDATE_RESPONSES: "0", TROVE_INGEST_WAIT_MS: "60000" };
 const floorEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NATS_URL: b.natsUrl, TROVE_BUS_PREFIX: b.prefix };
-const listUrl = (base: string, content: boolean) => `${base}/api/items?limit=${listPage}${content ? "&include=content" : ""}`;
+const listUrl = (base: string, content: boolean, offset = 0) =>
+  `${base}/api/items?limit=${listPage}${offset > 0 ? `&offset=${offset}` : ""}${content ? "&include=content" : ""}`;
 
 interface Library {
   loaded: Loaded;
@@ -232,6 +241,12 @@ try {
       await measure("embedded", "e1", "GET /api/items/{id}", `${url}/api/items/${typical.id}`, trove, { auth: true });
       await measure("embedded", "e2", `GET /api/items?limit=${listPage}`, listUrl(url, false), trove, { auth: true });
       await measure("embedded", "e3", `GET /api/items?limit=${listPage}&include=content`, listUrl(url, true), trove, { auth: true, connections: contentConnections });
+      // The oldest originals: the first pages saved, the long Readability articles.
+      const longPage = loaded.items.length - listPage;
+      await measure("embedded", "e4", `GET /api/items?limit=${listPage}&offset=${longPage}&include=content (long articles)`, listUrl(url, true, longPage), trove, {
+        auth: true,
+        connections: contentConnections,
+      });
       await stopAll([proc]);
 
       // The ceiling: Elysia + PGlite on the same directory, the same rows, nothing else.
@@ -284,6 +299,11 @@ try {
       await measure("distributed", "d1'", `(c') GET /api/items/{id}, ${thinkMs} ms think time per connection`, `${url}/api/items/${typical.id}`, cpu, { auth: true, thinkMs });
       await measure("distributed", "d2", `GET /api/items?limit=${listPage}`, listUrl(url, false), cpu, { auth: true });
       await measure("distributed", "d3", `GET /api/items?limit=${listPage}&include=content`, listUrl(url, true), cpu, { auth: true, connections: contentConnections });
+      const longPage = loaded.items.length - listPage;
+      await measure("distributed", "d4", `GET /api/items?limit=${listPage}&offset=${longPage}&include=content (long articles)`, listUrl(url, true, longPage), cpu, {
+        auth: true,
+        connections: contentConnections,
+      });
     } finally {
       await database.close();
       await topo.stop();
@@ -319,7 +339,8 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const busy = Number(loadAtStart.split(" ")[0]) > 0.5;
 // NatsBus sends replies above max_payload less 64 KiB through the NATS Object Store.
 const spillBytes = (await natsMaxPayload(b.natsUrl).catch(() => 1024 * 1024)) - 64 * 1024; // NATS's default on failure
-const spilled = (r("d3")?.bytes ?? 0) > spillBytes;
+const path = (x: Result | undefined) => ((x?.bytes ?? 0) > spillBytes ? "through the object store" : "as one message");
+const split = (x: Result | undefined) => ["items", "gateway", "nats"].map((k) => (x?.cpu[k] ?? 0).toFixed(0)).join(" / ");
 
 const section = [
   `## HTTP (${date})`,
@@ -367,19 +388,22 @@ const section = [
   "",
   "Reading:",
   "",
-  `- Content costs. On 2026-11-21 the same reads of an item without content gave 3129 (embedded) and 9615 (distributed)`,
-  `  requests/s. The item read now stores ${kb(typicalRow?.markdown ?? 0)} of Markdown and ${kb(typicalRow?.structured ?? 0)} of structured content (jsonb as text); it`,
-  `  answers ${size(r("d1")?.bytes ?? 0)} (the Markdown twice, as \`contentMarkdown\` and inside the structured content, plus the`,
-  `  highlights) and costs ${total(r("d1")).toFixed(0)} µs of CPU per request distributed, against ${total(r("b")).toFixed(0)} µs for the echo (b); ${total(r("e1")).toFixed(0)} µs`,
-  "  embedded. On two cores that total, not the concurrency, bounds the rate.",
+  `- Content costs. For comparison only (another day, another load): on 2026-11-21 the reads of an item without content`,
+  `  gave 3129 (embedded) and 9615 (distributed) requests/s. The item read here stores ${kb(typicalRow?.markdown ?? 0)} of Markdown and`,
+  `  ${kb(typicalRow?.structured ?? 0)} of structured content (jsonb as text); it answers ${size(r("d1")?.bytes ?? 0)} (the Markdown twice, as \`contentMarkdown\` and`,
+  `  inside the structured content, plus the highlights) and costs ${total(r("d1")).toFixed(0)} µs of CPU per request distributed, against`,
+  `  ${total(r("b")).toFixed(0)} µs for the echo (b); ${total(r("e1")).toFixed(0)} µs embedded. On two cores that total, not the concurrency, bounds the rate.`,
   `- Lists pay for \`count\` on every page. EXPLAIN ANALYZE on the ${libraryItems}-item library: counting the account's items takes`,
-  `  ${ms(dist.queries.count)} in PostgreSQL and ${ms(lib.queries.count)} in PGlite (it reads every row), reading the page of ${listPage} ${ms(dist.queries.page)} and`,
-  `  ${ms(lib.queries.page)} (an index scan). The count grows with the library, the page does not; the bare (e0) list reads do no count.`,
-  `- A page with content carries ${size(r("e3")?.bytes ?? 0)} for ${listPage} items, the Markdown twice again. Distributed, it crosses the bus`,
-  spilled
-    ? `  through the NATS Object Store (replies above ${size(spillBytes)} do) and the gateway passes the JSON through unparsed;`
-    : `  as one NATS message (replies above ${size(spillBytes)} would go through the NATS Object Store) and the gateway passes the`,
-  `  ${spilled ? "" : "JSON through unparsed; "}CPU per page: items ${(r("d3")?.cpu.items ?? 0).toFixed(0)} µs, gateway ${(r("d3")?.cpu.gateway ?? 0).toFixed(0)} µs, nats-server ${(r("d3")?.cpu.nats ?? 0).toFixed(0)} µs; embedded ${(r("e3")?.cpu.trove ?? 0).toFixed(0)} µs.`,
+  `  ${ms(dist.queries.count)} in PostgreSQL and ${ms(lib.queries.count)} in PGlite (it reads every row); reading the page of ${listPage} takes`,
+  `  ${ms(dist.queries.page)} and ${ms(lib.queries.page)}. The count grows with the library, the page does not; the bare (e0) list reads do no count.`,
+  `- One process against several: embedded, the item read reaches ${pct(r("e1"), r("d1"))} of the distributed rate. Embedded Trove is one`,
+  "  event loop with PGlite (WebAssembly) on the same thread, so it uses at most about one of the two cores; its bare (e0)",
+  "  ceiling has the same limit.",
+  `- Pages with content: the newest ${listPage} items carry ${size(r("e3")?.bytes ?? 0)}, the ${listPage} oldest originals (the long Readability articles)`,
+  `  ${size(r("e4")?.bytes ?? 0)}, the Markdown twice again. Distributed, a reply above ${size(spillBytes)} (max_payload less 64 KiB) crosses the bus`,
+  "  through the NATS Object Store instead of as one message; either way the gateway passes the JSON through unparsed.",
+  `  CPU µs per page, items / gateway / nats-server: ${split(r("d3"))} for the newest page (${path(r("d3"))}),`,
+  `  ${split(r("d4"))} for the long one (${path(r("d4"))}); embedded ${(r("e3")?.cpu.trove ?? 0).toFixed(0)} and ${(r("e4")?.cpu.trove ?? 0).toFixed(0)}.`,
   "",
 ].join("\n");
 
