@@ -14,11 +14,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Subprocess } from "bun";
 import { openDatabase, pgliteLayout } from "@trove/db";
 import { aliceKey, backingServices, dropScratchDatabase, freePort, processEnv, repoRoot, waitForHealth, type Backing } from "@trove/testing";
 import { copyToSize, corpusPages, loadThroughApi, typicalItem, type Loaded, type SavedItem } from "./library.ts";
 import { query, type Db } from "./sql.ts";
-import { cpuByPid, cpuSince, natsServerPids, spawnQuiet as spawn, startDistributed, stopAll, treeOf } from "./topology.ts";
+import { cpuByPid, cpuSince, natsServerPids, spawnQuiet, startDistributed, stopAll, treeOf } from "./topology.ts";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/postgres";
 process.env.NATS_URL ??= "nats://127.0.0.1:4222";
@@ -173,6 +174,14 @@ const b: Backing = backing;
 const pages = corpusPages(saves);
 const troveEnv = { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "info", TROVE_VALIDATE_RESPONSES: "0", TROVE_INGEST_WAIT_MS: "60000" };
 const floorEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NATS_URL: b.natsUrl, TROVE_BUS_PREFIX: b.prefix };
+// Every process started here, so that a failed run stops them too.
+const running = new Set<Subprocess>();
+const spawn = (args: string[], env: Record<string, string>): Subprocess => {
+  const proc = spawnQuiet(args, env);
+  running.add(proc);
+  void proc.exited.then(() => running.delete(proc));
+  return proc;
+};
 const listUrl = (base: string, content: boolean, offset = 0) =>
   `${base}/api/items?limit=${listPage}${offset > 0 ? `&offset=${offset}` : ""}${content ? "&include=content" : ""}`;
 
@@ -310,6 +319,7 @@ try {
     }
   }
 } finally {
+  await stopAll(running);
   await b.stop();
   await dropScratchDatabase(b.databaseUrl).catch(() => {});
 }
