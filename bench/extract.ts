@@ -169,7 +169,7 @@ const poolPasses = `pool one at a time: ${poolTimes.serial.map((t) => t.toFixed(
 console.log(`\n${table}\n\n${verdict}\n\n${poolTable}\n\n${differences}\n\n${machine}\n\nPasses: ${passes}; ${poolPasses}`);
 
 if (process.argv.includes("--write")) {
-  const section = `## Extraction
+  const section = `## Extraction (${new Date().toISOString().slice(0, 10)})
 
 Command: \`bun run bench/extract.ts\` (\`--write\` rewrites this section). ${pages.length} pages of
 \`shared/corpus/pages\` (${mib} MiB of HTML), one warm-up pass, then ${PASSES} timed passes
@@ -208,7 +208,7 @@ Passes: ${passes}; ${poolPasses}.
 `;
   const path = join(import.meta.dir, "..", "docs", "benchmarks.md");
   const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmarks\n";
-  const start = current.search(/^## Extraction\s*$/m);
+  const start = current.search(/^## Extraction(?: \(\d{4}-\d{2}-\d{2}\))?\s*$/m);
   let next: string;
   if (start === -1) {
     next = `${current.trimEnd()}\n\n${section}`;

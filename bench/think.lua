@@ -1,5 +1,7 @@
--- Each connection waits 10 ms between a response and its next request: 50 connections then offer about
--- half the distributed item read's peak rate, so the latency measured is service time, not saturation queueing.
+-- Each connection waits THINK_MS (default 10) milliseconds between a response and its next request, so that the
+-- connections offer less than the peak rate and the latency measured is service time, not saturation queueing.
+-- bench/http.ts sets THINK_MS so that 50 connections offer about half of the rate just measured at saturation.
+local think = tonumber(os.getenv("THINK_MS") or "10")
 function delay()
-  return 10
+  return think
 end

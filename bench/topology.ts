@@ -1,0 +1,79 @@
+// Processes for the bench scripts, and the CPU they use. Their output goes to /dev/null: at LOG_LEVEL=info every
+// request writes an access line, which belongs in the measurement but not on the terminal; errors reach stderr.
+import { readdirSync, readFileSync } from "node:fs";
+import type { Subprocess } from "bun";
+import { freePort, processEnv, repoRoot, serviceNames, waitForHealth, type Backing } from "@trove/testing";
+
+/** `bun run <args>` from the repository root. */
+export function spawnQuiet(args: string[], env: Record<string, string>): Subprocess {
+  return Bun.spawn(["bun", "run", ...args], { cwd: repoRoot, env, stdout: "ignore", stderr: "inherit" });
+}
+
+export async function stopAll(procs: Iterable<Subprocess>): Promise<void> {
+  const all = [...procs];
+  for (const p of all) p.kill("SIGTERM");
+  await Promise.all(all.map((p) => p.exited));
+}
+
+export interface Distributed {
+  url: string;
+  procs: Map<string, Subprocess>;
+  stop(): Promise<void>;
+}
+
+/** Every service its own process over the backing PostgreSQL and NATS, as launchDistributed in @trove/testing. */
+export async function startDistributed(backing: Backing, extraEnv: Record<string, string>): Promise<Distributed> {
+  const port = await freePort();
+  const env = processEnv(backing, port, extraEnv);
+  const procs = new Map(serviceNames.map((name) => [name, spawnQuiet([`services/${name}/main.ts`], env)] as const));
+  const topology = { url: `http://127.0.0.1:${port}`, procs, stop: () => stopAll(procs.values()) };
+  try {
+    await waitForHealth(topology.url);
+  } catch (err) {
+    await topology.stop();
+    throw err;
+  }
+  return topology;
+}
+
+/** A process and all its descendants (`bun run start` runs Trove in a child of the process it spawns). */
+export function treeOf(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const task of readdirSync(`/proc/${out[i]}/task`)) {
+        const children = readFileSync(`/proc/${out[i]}/task/${task}/children`, "utf8").trim();
+        if (children) out.push(...children.split(/\s+/).map(Number));
+      }
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
+/** CPU time (user + system) each process has used so far, in microseconds, from /proc (USER_HZ = 100). */
+export function cpuByPid(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      out.set(pid, ((Number(f[11]) + Number(f[12])) / 100) * 1e6);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
+/** CPU microseconds the processes used since `before`, counting only those alive at both readings. */
+export function cpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, used] of cpuByPid([...before.keys()])) total += used - before.get(pid)!;
+  return total;
+}
+
+/** Pids of the nats-server processes on this machine (shared with anything else using NATS). */
+export function natsServerPids(): number[] {
+  return Bun.spawnSync(["pgrep", "-x", "nats-server"]).stdout.toString().trim().split("\n").filter(Boolean).map(Number);
+}
