@@ -139,11 +139,17 @@ export class NatsBus implements Bus {
       this.opts.log.error({ err, subject }, "could not read request");
       reply = { ok: false, error: { code: "internal_error", message: "could not read request" } };
     }
-    // Success: the data's JSON alone (the gateway can pass it through); failure: the code in a header.
-    const { data, hdrs } = reply.ok
-      ? await this.pack(reply.json, {})
-      : await this.pack(encodeJson({ message: reply.error.message, details: reply.error.details }), { [errorHeader]: reply.error.code });
-    void this.soon(() => msg.respond(data, { headers: hdrs }));
+    // Success: the data's JSON alone (the gateway can pass it through); failure: the code in a header. A reply
+    // that cannot be sent (the connection is draining at stop, the object store is gone) is logged: the caller
+    // gets its timeout, and the process does not die of an unhandled rejection.
+    try {
+      const { data, hdrs } = reply.ok
+        ? await this.pack(reply.json, {})
+        : await this.pack(encodeJson({ message: reply.error.message, details: reply.error.details }), { [errorHeader]: reply.error.code });
+      await this.soon(() => msg.respond(data, { headers: hdrs }));
+    } catch (err) {
+      this.opts.log.warn({ err, subject }, "could not send a reply");
+    }
   }
 
   private outgoing: (() => void)[] = [];

@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { dropNatsNamespace } from "@trove/bus";
-import { createScratchDatabase } from "./postgres.ts";
+import { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
 import { seedAccounts } from "./trove.ts";
 
 export const repoRoot = join(import.meta.dir, "..", "..");
@@ -25,7 +25,11 @@ export async function backingServices(): Promise<Backing | { skip: string }> {
   const { DATABASE_URL, NATS_URL } = process.env;
   if (DATABASE_URL && NATS_URL) {
     const databaseUrl = await createScratchDatabase("e2e");
-    return { databaseUrl, natsUrl: NATS_URL, prefix, how: "DATABASE_URL/NATS_URL", stop: () => dropNatsNamespace(NATS_URL, prefix) };
+    const stop = async () => {
+      await dropNatsNamespace(NATS_URL, prefix);
+      await dropScratchDatabase(databaseUrl).catch(() => {});
+    };
+    return { databaseUrl, natsUrl: NATS_URL, prefix, how: "DATABASE_URL/NATS_URL", stop };
   }
   try {
     const { GenericContainer, Wait } = await import("testcontainers");
