@@ -10,7 +10,7 @@
 //   bun run bench/extract.ts --write    also replace the "## Extraction" section of docs/benchmarks.md
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { extractHtml, poolExtractor } from "../libs/extract/index.ts";
 import { WorkerPool } from "../libs/workers/index.ts";
@@ -45,6 +45,8 @@ function pass(pipeline: Pipeline, pages: CorpusPage[]): number {
 }
 
 const workers = cpus().length;
+// Read before anything runs: the one-minute load average says whether other work shares the cores.
+const loadAtStart = loadavg()[0]!;
 const pool = new WorkerPool({ script: new URL("../libs/host/tasks.ts", import.meta.url), size: workers });
 const pooled = poolExtractor(pool, { deadlineMs: 120_000 });
 
@@ -130,7 +132,9 @@ const machine = [
     mem.length >= 7 ? `total ${mem[1]} GiB, used ${mem[2]}, free ${mem[3]}, available ${mem[6]}` : "unavailable"
   }`,
   `- bun ${Bun.version}; date ${new Date().toISOString()}`,
-  "- other work was running on the machine at the same time; passes are interleaved and the median is kept",
+  loadAtStart > cpus().length / 2
+    ? `- other work was running on the machine at the same time (load average ${loadAtStart.toFixed(2)} at the start); passes are interleaved and the median is kept`
+    : `- nothing else ran on the machine (load average ${loadAtStart.toFixed(2)} at the start); passes are interleaved and the median is kept`,
 ].join("\n");
 // Pages on which the two pipelines keep noticeably different text.
 const gap = (x: number, y: number): boolean => Math.abs(x - y) > 0.005;

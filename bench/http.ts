@@ -104,9 +104,10 @@ async function measure(
   return result;
 }
 
+/** Waits until `url` answers 2xx: listening is not enough (the echo answers 503 until its service subscribes). */
 async function waitHttp(url: string) {
   for (let i = 0; i < 600; i++) {
-    if (await fetch(url).then(() => true, () => false)) return;
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
     await Bun.sleep(100);
   }
   throw new Error(`${url} did not come up`);
@@ -346,7 +347,8 @@ const total = (x: Result | undefined) => (x ? Object.values(x.cpu).reduce((a, v)
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 const date = new Date().toISOString().slice(0, 10);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-const busy = Number(loadAtStart.split(" ")[0]) > 0.5;
+// Busy: other work kept more than half the cores running on average over the last minute.
+const busy = Number(loadAtStart.split(" ")[0]) > navigator.hardwareConcurrency / 2;
 // NatsBus sends replies above max_payload less 64 KiB through the NATS Object Store.
 const spillBytes = (await natsMaxPayload(b.natsUrl).catch(() => 1024 * 1024)) - 64 * 1024; // NATS's default on failure
 const path = (x: Result | undefined) => ((x?.bytes ?? 0) > spillBytes ? "through the object store" : "as one message");
