@@ -3,8 +3,9 @@
 // storage, then tagged, annotated and highlighted through the API; optionally grown to thousands of items by
 // copying those rows in SQL (new ids, URLs and dates; tags, highlights and media copied with them).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { aliceKey, repoRoot } from "@trove/testing";
+import { findCorpus as findSharedCorpus } from "../libs/extract/test/quality.ts";
 import { query, type Db } from "./sql.ts";
 
 export interface CorpusPage {
@@ -12,13 +13,11 @@ export interface CorpusPage {
   html: string;
 }
 
-/** The shared corpus beside the checkout (`../shared/corpus` from the repository or any folder above it). */
+/** The shared corpus (see libs/extract/test/quality.ts); the bench cannot run without it. */
 export function findCorpus(): string {
-  for (let dir = repoRoot; ; dir = dirname(dir)) {
-    const candidate = join(dir, "shared", "corpus");
-    if (existsSync(join(candidate, "pages")) || existsSync(join(candidate, "snippets"))) return candidate;
-    if (dirname(dir) === dir) throw new Error(`no shared/corpus beside ${repoRoot} or above it`);
-  }
+  const dir = findSharedCorpus();
+  if (!dir) throw new Error("no shared/corpus: set TROVE_CORPUS_DIR or put it beside the checkout");
+  return dir;
 }
 
 /**

@@ -13,7 +13,7 @@
 // collapsed) are equal, or when their word bags have an F1 of at least 0.8 (one word of a ten-word title may
 // differ, a dropped " - Site Name" suffix on a short title may not).
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseHTML } from "linkedom";
 import { wordTokens } from "../content.ts";
 import { mapProseLines } from "../fence.ts";
@@ -33,8 +33,23 @@ export interface Score {
 }
 
 /** The corpus folder as it sits beside the repository (…/shared/corpus/pages). */
+/**
+ * The shared corpus (never copied into the repository): TROVE_CORPUS_DIR when set (CI points it at the machine's
+ * copy), else `shared/corpus` beside the checkout or beside any folder above it; null when there is none.
+ */
+export function findCorpus(): string | null {
+  const given = process.env.TROVE_CORPUS_DIR;
+  if (given) return existsSync(given) ? given : null;
+  for (let dir = join(import.meta.dir, "..", "..", ".."); ; dir = dirname(dir)) {
+    const candidate = join(dir, "shared", "corpus");
+    if (existsSync(join(candidate, "pages")) || existsSync(join(candidate, "snippets"))) return candidate;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** The Readability test pages of the corpus (a path that does not exist when there is no corpus). */
 export function corpusDir(): string {
-  return join(import.meta.dir, "..", "..", "..", "..", "shared", "corpus", "pages");
+  return join(findCorpus() ?? join(import.meta.dir, "..", "..", "..", "..", "shared", "corpus"), "pages");
 }
 
 export function loadCorpus(dir: string): CorpusPage[] {
