@@ -1,14 +1,13 @@
-// Extraction quality over the real pages of the shared corpus (../shared/corpus/pages beside the repository):
+// Extraction quality over the real pages of the shared corpus (corpusDir(): TROVE_CORPUS_DIR or ../shared/corpus):
 // each source.html is extracted and scored against expected.html and expected-metadata.json with the method
 // described in test/quality.ts. Floors sit a little under the measured averages so quality cannot regress
 // silently; raise them when the extractor gets better.
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { extractHtml } from "./index.ts";
-import { average, loadCorpus, score, type Score } from "./test/quality.ts";
+import { average, corpusDir, loadCorpus, score, type Score } from "./test/quality.ts";
 
-const dir = join(import.meta.dir, "..", "..", "..", "shared", "corpus", "pages");
+const dir = corpusDir();
 
 // Measured 2026-11-21 on the 39 pages: recall 0.9950, precision 0.9974, title accuracy 1.00. Floors: measured
 // minus 0.02, rounded down. Recall sits under 1.0 because the cleaning removes furniture Readability keeps
