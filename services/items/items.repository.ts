@@ -274,17 +274,6 @@ export class ItemsRepository {
     }
   }
 
-  /** The stored Markdown of one item (for reads and anchoring). */
-  async markdownOf(accountId: string, id: string): Promise<string | null | undefined> {
-    const row = await this.db
-      .selectFrom("items.items")
-      .select("content_markdown")
-      .where("account_id", "=", accountId)
-      .where("id", "=", id)
-      .executeTakeFirst();
-    return row ? (row.content_markdown as string | null) : undefined;
-  }
-
   /** Ids among `ids` that belong to the account and its scope, with their rows (locked until commit with `lock`). */
   async getMany(accountId: string, ids: string[], scope: KeyScope | null, opts: { lock?: boolean } = {}): Promise<ItemRow[]> {
     const rows: ItemRow[] = [];
@@ -320,7 +309,7 @@ export class ItemsRepository {
         .selectFrom("items.items")
         .select(["id", "content_markdown", "content"])
         .where("account_id", "=", accountId)
-        .where("id", "in", rows.map((r) => r.id))
+        .where(idIn(rows.map((r) => r.id)))
         .execute();
       const byId = new Map(contents.map((c) => [c.id as string, c]));
       for (const r of rows) {
