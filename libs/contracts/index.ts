@@ -1,6 +1,7 @@
 export * from "./operation.ts";
 export * from "./schemas.ts";
 export * from "./operations.ts";
+export * from "./events.ts";
 
 export const apiVersion = "2026-08-24";
 export const documentVersion = "0.1.0";

@@ -7,6 +7,7 @@ export type ServiceName = "gateway" | "items" | "notes" | "sources" | "delivery"
 export const permissions = [
   "items.read",
   "items.write",
+  "changes.read",
   "notes.read",
   "notes.write",
   "projects.read",

@@ -1,7 +1,10 @@
 // The contract table: every operation of the API, one entry each. The gateway builds its routes and the
 // OpenAPI document from it; each service registers handlers for its own entries. Subject = `<service>.<name>`.
 import { t } from "elysia";
+import { changesOperations } from "./changes.ts";
+import { clientOperations } from "./clients.ts";
 import { op } from "./operation.ts";
+import { webhookOperations } from "./webhooks.ts";
 import {
   Collection,
   Count,
@@ -397,6 +400,10 @@ export const operations = {
       range: t.Object({ since: t.Nullable(EchoedTime), until: t.Nullable(EchoedTime), count: Count() }),
     }),
   }),
+  // Each area's entries live in their own file and join the one table here.
+  ...changesOperations,
+  ...clientOperations,
+  ...webhookOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -1,0 +1,2 @@
+// Connected clients: API keys for other programs, created and revoked with a personal key.
+export const clientOperations = {} as const;

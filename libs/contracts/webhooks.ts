@@ -1,0 +1,2 @@
+// Webhook management (the delivery service).
+export const webhookOperations = {} as const;
