@@ -41,3 +41,36 @@ export interface ItemEventMessage {
 /** Bus subject of an item event; consumers filter on `itemEventsFilter`. */
 export const itemEventSubject = (type: ItemEventType): string => `items.event.${type}`;
 export const itemEventsFilter = "items.event.>";
+
+/** A reader's narrowing: a scoped key, a change-stream filter or a webhook endpoint's resource scope. */
+export interface ScopeFilter {
+  /** Any of these tags. */
+  tagSlugs?: string[];
+  collectionId?: string;
+}
+
+/** True when an item with this scope is inside the filter (every given part must hold). */
+export function scopeMatches(scope: ItemScope | null, filter: ScopeFilter | null): boolean {
+  if (scope === null) return false;
+  if (!filter) return true;
+  if (filter.tagSlugs && filter.tagSlugs.length > 0 && !filter.tagSlugs.some((t) => scope.tagSlugs.includes(t))) return false;
+  if (filter.collectionId && !scope.collectionIds.includes(filter.collectionId)) return false;
+  return true;
+}
+
+/**
+ * The type one reader sees for a logged event, or null when the event is none of its business: the event itself
+ * while the item is in scope after it (or was, for a deletion), `item.removed_from_scope` when the item leaves it.
+ */
+export function typeForReader(
+  type: ItemEventType,
+  before: ItemScope | null,
+  after: ItemScope | null,
+  filter: ScopeFilter | null,
+): ItemEventType | "item.removed_from_scope" | null {
+  if (!filter) return type;
+  const wasIn = scopeMatches(before, filter);
+  if (type === "item.deleted") return wasIn ? type : null;
+  if (scopeMatches(after, filter)) return type;
+  return wasIn ? "item.removed_from_scope" : null;
+}
