@@ -15,6 +15,7 @@ describe("parseConfig", () => {
       allowPrivateNetwork: false,
       webhookRetryDelays: [60, 300, 900, 3600],
       webhookDisableAfter: 20,
+      webhookTimeoutMs: 10_000,
       smtpPort: 2525,
       inboxDomain: "inbox.localhost",
       logLevel: "info",
@@ -34,6 +35,10 @@ describe("parseConfig", () => {
     ["NATS_URL", "not a url", /NATS_URL/],
     ["TROVE_ALLOW_PRIVATE_NETWORK", "maybe", /TROVE_ALLOW_PRIVATE_NETWORK/],
     ["TROVE_WEBHOOK_RETRY_DELAYS", "60,soon", /TROVE_WEBHOOK_RETRY_DELAYS/],
+    ["TROVE_WEBHOOK_RETRY_DELAYS", "1,,2", /TROVE_WEBHOOK_RETRY_DELAYS/],
+    ["TROVE_WEBHOOK_RETRY_DELAYS", "-1", /TROVE_WEBHOOK_RETRY_DELAYS/],
+    ["TROVE_WEBHOOK_RETRY_DELAYS", "1,2,3,4,5", /at most 4/],
+    ["TROVE_WEBHOOK_TIMEOUT_MS", "20000", /TROVE_WEBHOOK_TIMEOUT_MS/],
     ["LOG_LEVEL", "loud", /LOG_LEVEL/],
     ["TROVE_SEED_ACCOUNTS", "{", /TROVE_SEED_ACCOUNTS/],
     ["TROVE_SEED_ACCOUNTS", '[{"email":"a@b.test","apiKey":"short"}]', /TROVE_SEED_ACCOUNTS\[0\]\.apiKey/],
@@ -48,6 +53,11 @@ describe("parseConfig", () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(pattern);
     expect((err as Error).message).not.toContain("\n");
+  });
+
+  test("webhook retry delays take fractions of a second, so tests can run a schedule in milliseconds", () => {
+    expect(parseConfig({ TROVE_WEBHOOK_RETRY_DELAYS: "0.05, 0.05,1.5,60" }).webhookRetryDelays).toEqual([0.05, 0.05, 1.5, 60]);
+    expect(parseConfig({ TROVE_WEBHOOK_RETRY_DELAYS: "30" }).webhookRetryDelays).toEqual([30]);
   });
 
   test("seed accounts get the documented plan defaults", () => {

@@ -33,8 +33,11 @@ export interface Config {
   extractWorkers: number;
   /** How long one page's extraction may run in its worker before it is stopped (`extract_timeout`). */
   extractTimeoutMs: number;
+  /** Seconds before attempts 2..5 of a webhook delivery (fewer values: fewer attempts). */
   webhookRetryDelays: number[];
   webhookDisableAfter: number;
+  /** How long a webhook receiver has to answer: the spec's 10 s; tests shorten it. */
+  webhookTimeoutMs: number;
   smtpPort: number;
   inboxDomain: string;
   youtubeFeedUrl: string;
@@ -93,13 +96,15 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
-function seconds(env: Env, name: string, fallback: number[]): number[] {
+/** A comma-separated list of seconds; fractions allowed (tests run retry schedules in milliseconds). */
+function seconds(env: Env, name: string, fallback: number[], maxValues: number): number[] {
   const raw = optional(env, name);
   if (raw === undefined) return fallback;
   const parts = raw.split(",").map((p) => p.trim());
-  if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p))) {
+  if (parts.some((p) => !/^\d{1,7}(\.\d{1,3})?$/.test(p))) {
     throw new ConfigError(name, `must be a comma-separated list of seconds, got "${raw}"`);
   }
+  if (parts.length > maxValues) throw new ConfigError(name, `takes at most ${maxValues} values, got ${parts.length}`);
   return parts.map(Number);
 }
 
@@ -163,8 +168,9 @@ export function parseConfig(env: Env): Config {
     extractWorkers: int(env, "TROVE_EXTRACT_WORKERS", availableParallelism(), 1, 256),
     extractTimeoutMs: int(env, "TROVE_EXTRACT_TIMEOUT_MS", 15_000, 1, 600_000),
     validateResponses: flag(env, "TROVE_VALIDATE_RESPONSES"),
-    webhookRetryDelays: seconds(env, "TROVE_WEBHOOK_RETRY_DELAYS", [60, 300, 900, 3600]),
+    webhookRetryDelays: seconds(env, "TROVE_WEBHOOK_RETRY_DELAYS", [60, 300, 900, 3600], 4),
     webhookDisableAfter: int(env, "TROVE_WEBHOOK_DISABLE_AFTER", 20, 1),
+    webhookTimeoutMs: int(env, "TROVE_WEBHOOK_TIMEOUT_MS", 10_000, 1, 10_000),
     smtpPort: int(env, "TROVE_SMTP_PORT", 2525, 0, 65535),
     inboxDomain: str(env, "TROVE_INBOX_DOMAIN", "inbox.localhost"),
     youtubeFeedUrl: url(env, "TROVE_YOUTUBE_FEED_URL", ["http:", "https:"]) ?? "https://www.youtube.com/feeds/videos.xml",

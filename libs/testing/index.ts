@@ -5,3 +5,4 @@ export * from "./stack.ts";
 export * from "./topology.ts";
 export * from "./pages.ts";
 export * from "./keys.ts";
+export * from "./webhooks.ts";

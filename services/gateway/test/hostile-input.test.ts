@@ -160,6 +160,7 @@ interface Fixtures {
   mediaId: string;
   tagSlug: string;
   collectionId: string;
+  webhookId: string;
   n: number;
 }
 
@@ -177,7 +178,9 @@ async function fixtures(): Promise<Fixtures> {
   await ok(`/api/items/${itemId}`, { tags: [tagSlug], collectionId });
   const highlightId = (await ok(`/api/items/${itemId}/highlights`, { text: "Parsers turn text" })).highlight.id;
   const mediaId = (await ok(`/api/items/${itemId}/media`, { contentType: "image/png", dataBase64: png, alt: "pixel" })).media.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, n };
+  // Port 9 (discard) on loopback: deliveries to it fail at once, and no test waits for them.
+  const webhookId = (await ok("/api/webhooks", { url: `http://127.0.0.1:9/hostile/${n}` })).endpoint.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, n };
 }
 
 /** A request each operation answers 2xx; the hostile variants each change one thing in it. */
@@ -215,6 +218,17 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   listCollections: () => ({}),
   createCollection: () => ({ body: { name: "Created" } }),
   feed: (f) => ({ query: { since: "0", until: "4102444800", q: "parser", tags: f.tagSlug, collection: f.collectionId, limit: "10", offset: "0" } }),
+  listWebhooks: () => ({ query: { limit: "10", offset: "0" } }),
+  createWebhook: (f) => ({ body: { name: "walk", url: `http://127.0.0.1:9/new/${f.n}`, eventTypes: ["item.created"], resourceScope: { tagSlugs: [f.tagSlug] } } }),
+  getWebhook: (f) => ({ params: { id: f.webhookId } }),
+  updateWebhook: (f) => ({
+    params: { id: f.webhookId },
+    body: { name: "renamed", url: `http://127.0.0.1:9/moved/${f.n}`, eventTypes: ["*"], resourceScope: { tagSlugs: [f.tagSlug] }, status: "paused" },
+  }),
+  deleteWebhook: (f) => ({ params: { id: f.webhookId } }),
+  testWebhook: (f) => ({ params: { id: f.webhookId } }),
+  rotateWebhookSecret: (f) => ({ params: { id: f.webhookId }, body: { revokePrevious: true } }),
+  listWebhookDeliveries: (f) => ({ params: { id: f.webhookId }, query: { limit: "10", offset: "0", status: "pending" } }),
 };
 
 // ---- variants ------------------------------------------------------------------------------------------------
