@@ -215,6 +215,7 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   listCollections: () => ({}),
   createCollection: () => ({ body: { name: "Created" } }),
   feed: (f) => ({ query: { since: "0", until: "4102444800", q: "parser", tags: f.tagSlug, collection: f.collectionId, limit: "10", offset: "0" } }),
+  itemChanges: (f) => ({ query: { updated_since: "0", tags: f.tagSlug, collection: f.collectionId, limit: "10", include: "content" } }),
 };
 
 // ---- variants ------------------------------------------------------------------------------------------------
