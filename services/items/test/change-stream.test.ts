@@ -1,6 +1,7 @@
 // The change stream over HTTP (GET /api/items/changes) and the outbox relay that publishes the same events on the
 // bus. Real: every service on PGlite + the in-process bus, or PostgreSQL + NATS JetStream.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
 import { itemEventsFilter, type ItemEventMessage } from "@trove/contracts";
 import { addClientKey, bobKey, eventually, startTrove, type TestTrove } from "@trove/testing";
 
@@ -259,5 +260,32 @@ describe("the relay", () => {
       const left = await trove.db.withSchema("items").selectFrom("item_events").select("id").where("published_at", "is", null).execute();
       return left.length === 0;
     });
+  });
+});
+
+// PGlite has one connection, so no second holder of the publisher's lock can exist there.
+const onPostgres = process.env.TROVE_TEST_STACK === "postgres-nats";
+describe.skipIf(!onPostgres)("the relay while another process holds the publisher's lock (PostgreSQL only)", () => {
+  test("the change stream still serves new events, and the relay publishes them once the lock is free", async () => {
+    const start = await head();
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = trove.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(7361002)`.execute(trx);
+      locked();
+      await new Promise<void>((r) => (release = r));
+    });
+    await isLocked;
+    const id = await save();
+    await update(id, { tags: ["held"] });
+    const logged = (await walk(start)).events.map((e) => e.id);
+    expect(logged.length).toBe(2);
+    const unpublished = async () =>
+      (await trove.db.withSchema("items").selectFrom("item_events").select("id").where("id", "in", logged).where("published_at", "is", null).execute()).length;
+    expect(await unpublished()).toBe(2);
+    release();
+    await holder;
+    await eventually(async () => (await unpublished()) === 0);
   });
 });
