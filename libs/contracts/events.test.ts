@@ -23,4 +23,12 @@ describe("scope matching for readers", () => {
     expect(typeForReader("item.created", null, s(["a"]), f)).toBe("item.created");
     expect(typeForReader("item.updated", s(["b"]), s(["b"]), null)).toBe("item.updated");
   });
+
+  test("several filters must all hold: leaving any one of them is leaving the scope", () => {
+    const both = [{ tagSlugs: ["a"] }, { collectionId: "c1" }];
+    expect(typeForReader("item.tagged", s([], ["c1"]), s(["a"], ["c1"]), both)).toBe("item.tagged");
+    expect(typeForReader("item.collection_removed", s(["a"], ["c1"]), s(["a"]), both)).toBe("item.removed_from_scope");
+    expect(typeForReader("item.updated", s(["a"]), s(["a"]), both)).toBeNull();
+    expect(typeForReader("item.updated", s(["a"]), s(["a"]), [])).toBe("item.updated");
+  });
 });

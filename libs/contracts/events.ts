@@ -58,6 +58,16 @@ export function scopeMatches(scope: ItemScope | null, filter: ScopeFilter | null
   return true;
 }
 
+/** One filter, several that must all hold (a key's scope and a request's filters), or none. */
+export type ScopeFilters = ScopeFilter | readonly ScopeFilter[] | null;
+
+const listOf = (f: ScopeFilters): readonly ScopeFilter[] => (f === null ? [] : Array.isArray(f) ? f : [f as ScopeFilter]);
+
+/** True when an item with this scope passes every filter. */
+export function insideScope(scope: ItemScope | null, filters: ScopeFilters): boolean {
+  return scope !== null && listOf(filters).every((f) => scopeMatches(scope, f));
+}
+
 /**
  * The type one reader sees for a logged event, or null when the event is none of its business: the event itself
  * while the item is in scope after it (or was, for a deletion), `item.removed_from_scope` when the item leaves it.
@@ -66,11 +76,11 @@ export function typeForReader(
   type: ItemEventType,
   before: ItemScope | null,
   after: ItemScope | null,
-  filter: ScopeFilter | null,
+  filters: ScopeFilters,
 ): ItemEventType | "item.removed_from_scope" | null {
-  if (!filter) return type;
-  const wasIn = scopeMatches(before, filter);
+  if (listOf(filters).length === 0) return type;
+  const wasIn = insideScope(before, filters);
   if (type === "item.deleted") return wasIn ? type : null;
-  if (scopeMatches(after, filter)) return type;
+  if (insideScope(after, filters)) return type;
   return wasIn ? "item.removed_from_scope" : null;
 }

@@ -4,6 +4,7 @@
 export const errorStatus = {
   validation_failed: 400,
   invalid_json: 400,
+  invalid_cursor: 400,
   url_not_allowed: 400,
   unsupported_api_version: 400,
   unauthorized: 401,

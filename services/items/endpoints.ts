@@ -2,6 +2,7 @@
 import type { Caller } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import type { HandlerTable } from "@trove/host";
+import type { ChangesService } from "./changes.service.ts";
 import type { CollectionsService } from "./collections.service.ts";
 import type { HighlightsService } from "./highlights.service.ts";
 import type { IngestService } from "./ingest.service.ts";
@@ -18,6 +19,7 @@ export interface ItemsDomain {
   highlights: HighlightsService;
   media: MediaService;
   usage: UsageService;
+  changes: ChangesService;
 }
 
 const who = (c: Caller | null): Caller => {
@@ -53,4 +55,5 @@ export const itemsEndpoints = (d: ItemsDomain): HandlerTable<"items"> => ({
   deleteTag: ({ params }, ctx) => d.tags.delete(who(ctx.caller), params.slug),
   listCollections: (_, ctx) => d.collections.list(who(ctx.caller)),
   createCollection: ({ body }, ctx) => d.collections.create(who(ctx.caller), body.name),
+  itemChanges: ({ query }, ctx) => d.changes.changes(who(ctx.caller), query),
 });

@@ -4,7 +4,9 @@ import { poolExtractor } from "@trove/extract";
 import { serveOperations, type ServiceModule } from "@trove/host";
 import { CollectionsRepository } from "./collections.repository.ts";
 import { CollectionsService } from "./collections.service.ts";
+import { ChangesService } from "./changes.service.ts";
 import { itemsEndpoints } from "./endpoints.ts";
+import { EventLogRepository } from "./event-log.repository.ts";
 import { HighlightsRepository } from "./highlights.repository.ts";
 import { HighlightsService } from "./highlights.service.ts";
 import { IngestService } from "./ingest.service.ts";
@@ -12,6 +14,7 @@ import { ItemsRepository } from "./items.repository.ts";
 import { ItemsService } from "./items.service.ts";
 import { MediaRepository } from "./media.repository.ts";
 import { MediaService } from "./media.service.ts";
+import { EventRelay } from "./relay.ts";
 import { TagsRepository } from "./tags.repository.ts";
 import { TagsService } from "./tags.service.ts";
 import { UsageService } from "./usage.service.ts";
@@ -21,7 +24,9 @@ export const itemsService: ServiceModule = {
   schema: { name: "items", migrations: join(import.meta.dir, "migrations") },
   async start(rt) {
     const db = rt.database.db;
-    const itemsRepo = new ItemsRepository(db);
+    const eventLog = new EventLogRepository(db);
+    const relay = new EventRelay(eventLog, rt.bus, rt.log);
+    const itemsRepo = new ItemsRepository(db, () => relay.poke());
     const usage = new UsageService(itemsRepo);
     const tags = new TagsService(new TagsRepository(db), itemsRepo, rt.bus, rt.log);
     const collections = new CollectionsService(new CollectionsRepository(db));
@@ -41,11 +46,15 @@ export const itemsService: ServiceModule = {
       },
       rt.log,
     );
-    const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage }), rt.log);
+    const changes = new ChangesService(itemsRepo, eventLog, relay, tags, collections);
+    const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage, changes }), rt.log);
+    relay.start();
     return {
       stop: async () => {
         for (const s of subs) await s.stop();
         await ingest.drain();
+        // Last: what the drained captures wrote still goes out.
+        await relay.stop();
       },
     };
   },

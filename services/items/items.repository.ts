@@ -168,7 +168,15 @@ export class ItemsRepository {
 
   private readonly db: Kysely<any>;
 
-  constructor(private readonly root: Kysely<any>) {
+  /**
+   * `eventsCommitted` runs once events this repository wrote are committed (it wakes the outbox relay); inside a
+   * transaction the write is noted in `tx` and reported after the commit.
+   */
+  constructor(
+    private readonly root: Kysely<any>,
+    private readonly eventsCommitted: () => void = () => {},
+    private readonly tx?: { wroteEvents: boolean },
+  ) {
     this.db = root;
   }
 
@@ -178,8 +186,11 @@ export class ItemsRepository {
   }
 
   /** Runs fn in one transaction, with a repository bound to it. */
-  transaction<T>(fn: (repo: ItemsRepository) => Promise<T>): Promise<T> {
-    return this.root.transaction().execute((trx) => fn(new ItemsRepository(trx)));
+  async transaction<T>(fn: (repo: ItemsRepository) => Promise<T>): Promise<T> {
+    const tx = { wroteEvents: false };
+    const result = await this.root.transaction().execute((trx) => fn(new ItemsRepository(trx, this.eventsCommitted, tx)));
+    if (tx.wroteEvents) this.eventsCommitted();
+    return result;
   }
 
   /** Inserts the item, or counts one more save of the same normalised URL. */
@@ -305,20 +316,23 @@ export class ItemsRepository {
       let fit = 0;
       while (fit < rows.length && (fit === 0 || used + rows[fit]!.content_size <= contentBudget)) used += rows[fit++]!.content_size;
       rows = rows.slice(0, fit);
-      const contents = await this.db
-        .selectFrom("items.items")
-        .select(["id", "content_markdown", "content"])
-        .where("account_id", "=", accountId)
-        .where(idIn(rows.map((r) => r.id)))
-        .execute();
-      const byId = new Map(contents.map((c) => [c.id as string, c]));
-      for (const r of rows) {
-        const c = byId.get(r.id);
-        r.content_markdown = (c?.content_markdown as string | null | undefined) ?? null;
-        r.content = c?.content ?? null;
-      }
+      await this.addContents(accountId, rows);
     }
     return { rows, total: count.n };
+  }
+
+  /** Reads the rows' structured content and Markdown into them. */
+  async addContents(accountId: string, rows: ItemRow[]): Promise<void> {
+    const byId = new Map<string, Record<string, unknown>>();
+    for (const ids of chunks(rows.map((r) => r.id), idsPerStatement)) {
+      const contents = await this.db.selectFrom("items.items").select(["id", "content_markdown", "content"]).where("account_id", "=", accountId).where(idIn(ids)).execute();
+      for (const c of contents) byId.set(c.id as string, c);
+    }
+    for (const r of rows) {
+      const c = byId.get(r.id);
+      r.content_markdown = (c?.content_markdown as string | null | undefined) ?? null;
+      r.content = c?.content ?? null;
+    }
   }
 
   async count(accountId: string, f: ItemFilter): Promise<number> {
@@ -415,6 +429,8 @@ export class ItemsRepository {
     for (const chunk of chunks(events, eventsPerInsert)) {
       await this.db.insertInto("items.item_events").values(chunk.map((e) => eventValues(accountId, e))).execute();
     }
+    if (this.tx) this.tx.wroteEvents = true;
+    else if (events.length > 0) this.eventsCommitted();
   }
 
   /**

@@ -229,6 +229,7 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   testWebhook: (f) => ({ params: { id: f.webhookId } }),
   rotateWebhookSecret: (f) => ({ params: { id: f.webhookId }, body: { revokePrevious: true } }),
   listWebhookDeliveries: (f) => ({ params: { id: f.webhookId }, query: { limit: "10", offset: "0", status: "pending" } }),
+  itemChanges: (f) => ({ query: { updated_since: "0", tags: f.tagSlug, collection: f.collectionId, limit: "10", include: "content" } }),
 };
 
 // ---- variants ------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // Real: every service in-process on PGlite and the in-process bus, driven over HTTP. The outbox (item_events)
-// has no HTTP face until the change stream lands, so its rows are read from the database.
+// rows are read from the database here to check what was written; change-stream.test.ts reads them over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bobKey, startTrove, type TestTrove } from "@trove/testing";
 
