@@ -195,7 +195,7 @@ export class DeliveriesRepository {
    * One transaction: the attempt's row, the delivery's new state, and the endpoint's health (a success clears the
    * failure count; a failure counts, and the one that reaches `disableAfter` disables an enabled endpoint, whose
    * pending deliveries are then dropped as failed). Nothing is written when the lease was lost (another process
-   * took the delivery over, or the endpoint was deleted). Returns whether the endpoint is now disabled.
+   * took the delivery over, or the endpoint was deleted). `disabled`: this attempt disabled the endpoint.
    */
   async recordAttempt(r: AttemptResult): Promise<{ recorded: boolean; disabled: boolean }> {
     return this.db.transaction().execute(async (tx) => {
@@ -246,9 +246,10 @@ export class DeliveriesRepository {
           disabled_at: sql`case when status = 'enabled' and consecutive_failures + 1 >= ${r.disableAfter} then ${r.startedAt + r.durationMs}::int8 else disabled_at end`,
         })
         .where("id", "=", r.endpointId)
-        .returning(["status"])
+        .returning(["status", "disabled_at"])
         .executeTakeFirst();
       const disabled = endpoint?.status === "disabled";
+      const justDisabled = disabled && Number(endpoint?.disabled_at) === r.startedAt + r.durationMs;
       if (disabled) {
         await tx
           .updateTable(deliveries)
@@ -258,7 +259,7 @@ export class DeliveriesRepository {
           .where((eb) => eb.or([eb("lease_token", "is", null), eb("lease_until", "<", r.startedAt + r.durationMs)]))
           .execute();
       }
-      return { recorded: true, disabled };
+      return { recorded: true, disabled: justDisabled };
     });
   }
 }
