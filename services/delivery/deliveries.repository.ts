@@ -192,74 +192,85 @@ export class DeliveriesRepository {
   }
 
   /**
-   * One transaction: the attempt's row, the delivery's new state, and the endpoint's health (a success clears the
-   * failure count; a failure counts, and the one that reaches `disableAfter` disables an enabled endpoint, whose
-   * pending deliveries are then dropped as failed). Nothing is written when the lease was lost (another process
-   * took the delivery over, or the endpoint was deleted). `disabled`: this attempt disabled the endpoint.
+   * One transaction for a batch of finished attempts (in the order they finished): each attempt's row, each
+   * delivery's new state, and each endpoint's health (a success clears its failure count; failures count, and the
+   * one that reaches `disableAfter` disables an enabled endpoint, whose pending deliveries are then dropped as
+   * failed). An attempt whose lease was lost (another process took the delivery over, or the endpoint was deleted)
+   * writes nothing. Answers the ids of the deliveries recorded and of the endpoints this batch disabled.
    */
-  async recordAttempt(r: AttemptResult): Promise<{ recorded: boolean; disabled: boolean }> {
+  async recordAttempts(batch: AttemptResult[]): Promise<{ recorded: Set<string>; disabled: string[] }> {
+    if (batch.length === 0) return { recorded: new Set(), disabled: [] };
     return this.db.transaction().execute(async (tx) => {
-      // The endpoint first, as deleting it does (endpoint, then its deliveries): the other order deadlocks with it.
-      const endpointRow = await tx.selectFrom("delivery.endpoints").select("id").where("id", "=", r.endpointId).forKeyShare().executeTakeFirst();
-      if (!endpointRow) return { recorded: false, disabled: false };
-      const status: DeliveryStatus = r.ok ? "succeeded" : r.nextAttemptAt === null ? "failed" : "pending";
-      const updated = await tx
-        .updateTable(deliveries)
-        .set({
-          status,
-          attempts: r.attempt,
-          last_status_code: r.statusCode,
-          last_error: r.error,
-          next_attempt_at: r.nextAttemptAt,
-          lease_until: null,
-          lease_token: null,
-        })
-        .where("id", "=", r.deliveryId)
-        .where("lease_token", "=", r.leaseToken)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) return { recorded: false, disabled: false };
+      // Endpoints first, as deleting one does (endpoint, then its deliveries): the other order deadlocks with it.
+      const endpointIds = [...new Set(batch.map((r) => r.endpointId))].sort();
+      const live = new Set(
+        (await tx.selectFrom("delivery.endpoints").select("id").where("id", "in", endpointIds).orderBy("id").forKeyShare().execute()).map((e) => e.id as string),
+      );
+      const rows = batch.filter((r) => live.has(r.endpointId));
+      if (rows.length === 0) return { recorded: new Set<string>(), disabled: [] };
+      const values = sql.join(
+        rows.map(
+          (r) =>
+            sql`(${r.deliveryId}, ${r.leaseToken}, ${r.ok ? "succeeded" : r.nextAttemptAt === null ? "failed" : "pending"}, ${r.attempt}::int4, ${r.statusCode}::int4, ${r.error}::text, ${r.nextAttemptAt}::int8)`,
+        ),
+      );
+      const { rows: updated } = await sql<{ id: string }>`
+        update delivery.deliveries d set status = v.status, attempts = v.attempt, last_status_code = v.status_code,
+          last_error = v.error, next_attempt_at = v.next_attempt_at, lease_until = null, lease_token = null
+        from (values ${values}) as v (id, token, status, attempt, status_code, error, next_attempt_at)
+        where d.id = v.id and d.lease_token = v.token
+        returning d.id`.execute(tx);
+      const recorded = new Set(updated.map((u) => u.id));
+      const done = rows.filter((r) => recorded.has(r.deliveryId));
+      if (done.length === 0) return { recorded, disabled: [] };
       await tx
         .insertInto("delivery.attempts")
-        .values({
-          id: Bun.randomUUIDv7(),
-          delivery_id: r.deliveryId,
-          attempt: r.attempt,
-          started_at: r.startedAt,
-          duration_ms: r.durationMs,
-          status_code: r.statusCode,
-          error: r.error,
-          message: r.message,
-        })
+        .values(
+          done.map((r) => ({
+            id: Bun.randomUUIDv7(),
+            delivery_id: r.deliveryId,
+            attempt: r.attempt,
+            started_at: r.startedAt,
+            duration_ms: r.durationMs,
+            status_code: r.statusCode,
+            error: r.error,
+            message: r.message,
+          })),
+        )
         .execute();
-      if (r.ok) {
-        if (r.failuresBefore > 0) {
-          // A disabled endpoint keeps the count that disabled it until the user re-enables it.
-          await tx.updateTable("delivery.endpoints").set({ consecutive_failures: 0 }).where("id", "=", r.endpointId).where("status", "<>", "disabled").execute();
-        }
-        return { recorded: true, disabled: false };
-      }
-      const endpoint = await tx
-        .updateTable("delivery.endpoints")
-        .set({
-          consecutive_failures: sql`consecutive_failures + 1`,
-          status: sql`case when status = 'enabled' and consecutive_failures + 1 >= ${r.disableAfter} then 'disabled' else status end`,
-          disabled_at: sql`case when status = 'enabled' and consecutive_failures + 1 >= ${r.disableAfter} then ${r.startedAt + r.durationMs}::int8 else disabled_at end`,
-        })
-        .where("id", "=", r.endpointId)
-        .returning(["status", "disabled_at"])
-        .executeTakeFirst();
-      const disabled = endpoint?.status === "disabled";
-      const justDisabled = disabled && Number(endpoint?.disabled_at) === r.startedAt + r.durationMs;
-      if (disabled) {
+      const disabled: string[] = [];
+      for (const endpointId of endpointIds) {
+        const mine = done.filter((r) => r.endpointId === endpointId);
+        if (mine.length === 0) continue;
+        const lastOk = mine.findLastIndex((r) => r.ok);
+        const failures = mine.length - 1 - lastOk; // failed attempts after the last success (or all of them)
+        if (mine.every((r) => r.ok && r.failuresBefore === 0)) continue; // nothing changes
+        const at = Math.max(...mine.map((r) => r.startedAt + r.durationMs));
+        // After a success the count restarts from the failures that followed it; without one, it grows.
+        const count = lastOk >= 0 ? sql`${failures}::int4` : sql`consecutive_failures + ${failures}::int4`;
+        const disables = sql`status = 'enabled' and ${count} >= ${mine[0]!.disableAfter}::int4`;
+        const endpoint = await tx
+          .updateTable("delivery.endpoints")
+          .set({
+            // A disabled endpoint keeps the count that disabled it until the user re-enables it.
+            consecutive_failures: sql`case when status = 'disabled' then consecutive_failures else ${count} end`,
+            status: sql`case when ${disables} then 'disabled' else status end`,
+            disabled_at: sql`case when ${disables} then ${at}::int8 else disabled_at end`,
+          })
+          .where("id", "=", endpointId)
+          .returning(["status", "disabled_at"])
+          .executeTakeFirst();
+        if (endpoint?.status !== "disabled" || mine.every((r) => r.ok)) continue;
+        if (Number(endpoint.disabled_at) === at) disabled.push(endpointId);
         await tx
           .updateTable(deliveries)
           .set({ status: "failed", last_error: "endpoint_disabled", next_attempt_at: null })
-          .where("endpoint_id", "=", r.endpointId)
+          .where("endpoint_id", "=", endpointId)
           .where("status", "=", "pending")
-          .where((eb) => eb.or([eb("lease_token", "is", null), eb("lease_until", "<", r.startedAt + r.durationMs)]))
+          .where((eb) => eb.or([eb("lease_token", "is", null), eb("lease_until", "<", at)]))
           .execute();
       }
-      return { recorded: true, disabled: justDisabled };
+      return { recorded, disabled };
     });
   }
 }

@@ -4,7 +4,7 @@
 // woken when deliveries are added or an attempt ends, and by one timer set for the next due attempt.
 import type { Logger } from "@trove/log";
 import type { Resolver } from "@trove/webfetch";
-import type { ClaimedDelivery, DeliveriesRepository } from "./deliveries.repository.ts";
+import type { AttemptResult, ClaimedDelivery, DeliveriesRepository } from "./deliveries.repository.ts";
 import { nextAttemptAt, parseRetryAfter, type RetryPolicy } from "./schedule.ts";
 import { sendAttempt } from "./send.ts";
 import { signingSecrets } from "./signing.ts";
@@ -23,7 +23,7 @@ export interface DispatcherOptions {
   idleCheckMs: number;
 }
 
-export const dispatcherDefaults = { perEndpoint: 8, global: 128, idleCheckMs: 30_000 };
+export const dispatcherDefaults = { perEndpoint: 16, global: 128, idleCheckMs: 30_000 };
 
 export class Dispatcher {
   private readonly token = Bun.randomUUIDv7();
@@ -34,6 +34,8 @@ export class Dispatcher {
   private again = false;
   private stopped = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private finished: { result: AttemptResult; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private writing: Promise<void> | null = null;
 
   constructor(
     private readonly repo: DeliveriesRepository,
@@ -54,7 +56,8 @@ export class Dispatcher {
       return;
     }
     this.running = true;
-    void this.run();
+    // On the next turn of the event loop: the attempts that end in this one are claimed for together.
+    setImmediate(() => void this.run());
   }
 
   /** Stops claiming, aborts attempts in flight and gives their deliveries back unattempted. */
@@ -63,6 +66,7 @@ export class Dispatcher {
     clearTimeout(this.timer);
     this.abort.abort();
     await Promise.allSettled([...this.inFlight]);
+    await this.writing;
   }
 
   private async run(): Promise<void> {
@@ -124,7 +128,7 @@ export class Dispatcher {
   private start(d: ClaimedDelivery): void {
     this.busy.set(d.endpoint_id, (this.busy.get(d.endpoint_id) ?? 0) + 1);
     const p = this.attempt(d)
-      .catch((err) => this.log.error({ err, deliveryId: d.id }, "recording a webhook attempt failed"))
+      .catch((err) => this.log.error({ err, deliveryId: d.id }, "a webhook attempt failed"))
       .finally(() => {
         this.inFlight.delete(p);
         const n = (this.busy.get(d.endpoint_id) ?? 1) - 1;
@@ -152,7 +156,8 @@ export class Dispatcher {
     const attempt = d.attempts + 1;
     const endedAt = startedAt + durationMs;
     const retryAfter = outcome.ok ? null : parseRetryAfter(outcome.retryAfter, endedAt);
-    const result = await this.repo.recordAttempt({
+    // The slot is free once the receiver has answered: the lease keeps the delivery ours until it is written.
+    void this.record({
       deliveryId: d.id,
       endpointId: d.endpoint_id,
       leaseToken: this.token,
@@ -166,7 +171,33 @@ export class Dispatcher {
       nextAttemptAt: outcome.ok ? null : nextAttemptAt(this.opts.retry, attempt, endedAt, retryAfter),
       disableAfter: this.opts.disableAfter,
       failuresBefore: d.consecutive_failures,
+    }).catch((err) => this.log.error({ err, deliveryId: d.id }, "recording a webhook attempt failed; it is retried when its lease ends"));
+  }
+
+  /** Queues a finished attempt for the next batch write; resolves once it is written. */
+  private record(result: AttemptResult): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.finished.push({ result, resolve, reject });
+      if (!this.writing) this.writing = this.writeBatches();
     });
-    if (result.disabled) this.log.warn({ endpointId: d.endpoint_id, accountId: d.account_id }, "webhook endpoint disabled after consecutive failures");
+  }
+
+  // Attempts that finish while a batch is written wait for the next one: one transaction per batch instead of
+  // one per attempt (the database, PGlite above all, is what limits deliveries per second).
+  private async writeBatches(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    while (this.finished.length > 0) {
+      const batch = this.finished.splice(0);
+      try {
+        const { disabled } = await this.repo.recordAttempts(batch.map((b) => b.result));
+        for (const endpointId of disabled) this.log.warn({ endpointId }, "webhook endpoint disabled after consecutive failures");
+        for (const b of batch) b.resolve();
+        // Retries just written may be due before the timer: look again.
+        this.wake();
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+    }
+    this.writing = null;
   }
 }

@@ -3,6 +3,9 @@
 // receiver that hangs holds only its own endpoint's slots; deliveries to other endpoints keep flowing.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eventually, hang, startTrove, startWebhookReceiver, type TestTrove } from "@trove/testing";
+import { dispatcherDefaults } from "../dispatcher.ts";
+
+const cap = dispatcherDefaults.perEndpoint;
 
 let trove: TestTrove;
 beforeAll(async () => {
@@ -18,21 +21,21 @@ test("a receiver that hangs never holds up deliveries to another endpoint", asyn
   try {
     const s = (await api("/api/webhooks", { method: "POST", json: { url: slow.url } })).endpoint.id;
     const f = (await api("/api/webhooks", { method: "POST", json: { url: fast.url } })).endpoint.id;
-    for (let i = 0; i < 20; i++) await api(`/api/webhooks/${s}/test`, { method: "POST" });
-    // The slow endpoint gets its share of attempts at once (8 in flight), and they hang.
-    await eventually(() => slow.hanging === 8);
+    for (let i = 0; i < cap + 10; i++) await api(`/api/webhooks/${s}/test`, { method: "POST" });
+    // The slow endpoint gets its share of attempts at once (the per-endpoint cap), and they hang.
+    await eventually(() => slow.hanging === cap);
     for (let i = 0; i < 20; i++) await api(`/api/webhooks/${f}/test`, { method: "POST" });
     await eventually(() => fast.received.length === 20);
     // All of that happened while the slow receiver still held its requests, and no more were sent to it.
-    expect(slow.hanging).toBe(8);
-    expect(slow.received.length).toBe(8);
+    expect(slow.hanging).toBe(cap);
+    expect(slow.received.length).toBe(cap);
     const fastDone = await api(`/api/webhooks/${f}/deliveries?status=succeeded`);
     expect(fastDone.count).toBe(20);
 
     slow.answer = () => new Response("ok");
     slow.release();
-    await eventually(async () => (await api(`/api/webhooks/${s}/deliveries?status=succeeded`)).count === 20, 15_000);
-    expect(slow.received.length).toBe(20);
+    await eventually(async () => (await api(`/api/webhooks/${s}/deliveries?status=succeeded`)).count === cap + 10, 15_000);
+    expect(slow.received.length).toBe(cap + 10);
   } finally {
     slow.stop();
     fast.stop();
