@@ -72,7 +72,7 @@ describe("revocation is immediate on every gateway", () => {
       // No waiting: the very next request on either gateway is refused.
       const [a1, b1] = await Promise.all([onA("/api/me", client.apiKey), b.api("/api/me", client.apiKey)]);
       expect([a1.status, b1.status]).toEqual([401, 401]);
-      expect((await b1.json()).error).toBe("unauthorized");
+      expect(((await b1.json()) as { error: string }).error).toBe("unauthorized");
     }
     // Other keys were not disturbed.
     expect((await b.api("/api/me", aliceKey)).status).toBe(200);
