@@ -1,4 +1,5 @@
-// Bearer-key authentication and account seeding from TROVE_SEED_ACCOUNTS.
+// Bearer-key authentication (a per-process cache, a per-address budget of failed lookups, revocations heard from
+// every gateway over the bus) and account seeding from TROVE_SEED_ACCOUNTS.
 import type { SeedAccount } from "@trove/config";
 import type { Caller } from "@trove/contracts";
 import { newId, nowSeconds } from "@trove/db";
