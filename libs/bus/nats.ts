@@ -1,4 +1,5 @@
-// NATS bus: core request-reply (queue group per subject) for operations, JetStream for events.
+// NATS bus: core request-reply (queue group per subject) for operations, core publish/subscribe (no queue group)
+// for broadcasts, JetStream for events.
 // Works with nats-server 2.9: one filter subject per consumer, no 2.10+ stream features.
 import { connect } from "@nats-io/transport-node";
 import {
@@ -21,6 +22,7 @@ import { Objm, type ObjectStore } from "@nats-io/obj";
 import { AppError } from "@trove/errors";
 import type { Logger } from "@trove/log";
 import {
+  type BroadcastHandler,
   type Bus,
   type ConsumeOptions,
   type EventHandler,
@@ -88,6 +90,10 @@ export class NatsBus implements Bus {
 
   private eventSubject(subject: string) {
     return `${this.opts.prefix}.events.${subject}`;
+  }
+
+  private broadcastSubject(subject: string) {
+    return `${this.opts.prefix}.broadcast.${subject}`;
   }
 
   private get streamName() {
@@ -295,6 +301,30 @@ export class NatsBus implements Bus {
         await loop.catch(() => {});
       },
     };
+  }
+
+  async broadcast(subject: string, data: unknown): Promise<void> {
+    // Core NATS, no queue group: every subscription on every connection gets it. The flush waits for the
+    // server's PONG, and the server hands a message to its subscribers before answering a later PING.
+    this.nc.publish(this.broadcastSubject(subject), encodeJson(data));
+    await this.nc.flush();
+  }
+
+  listen(subject: string, handler: BroadcastHandler): Subscription {
+    const prefixLen = this.broadcastSubject("").length;
+    const sub = this.nc.subscribe(this.broadcastSubject(subject), {
+      callback: (err, msg) => {
+        if (err) return;
+        void (async () => {
+          try {
+            await handler(JSON.parse(decoder.decode(msg.data)), msg.subject.slice(prefixLen));
+          } catch (err) {
+            this.opts.log.error({ err, subject: msg.subject }, "broadcast listener failed");
+          }
+        })();
+      },
+    });
+    return { stop: async () => sub.unsubscribe() };
   }
 
   async healthy() {

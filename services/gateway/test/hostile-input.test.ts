@@ -160,6 +160,7 @@ interface Fixtures {
   mediaId: string;
   tagSlug: string;
   collectionId: string;
+  clientId: string;
   n: number;
 }
 
@@ -177,7 +178,8 @@ async function fixtures(): Promise<Fixtures> {
   await ok(`/api/items/${itemId}`, { tags: [tagSlug], collectionId });
   const highlightId = (await ok(`/api/items/${itemId}/highlights`, { text: "Parsers turn text" })).highlight.id;
   const mediaId = (await ok(`/api/items/${itemId}/media`, { contentType: "image/png", dataBase64: png, alt: "pixel" })).media.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, n };
+  const clientId = (await ok("/api/connected-clients", { name: `hostile ${n}` })).client.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, n };
 }
 
 /** A request each operation answers 2xx; the hostile variants each change one thing in it. */
@@ -214,6 +216,9 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   deleteTag: (f) => ({ params: { slug: f.tagSlug } }),
   listCollections: () => ({}),
   createCollection: () => ({ body: { name: "Created" } }),
+  createClient: (f) => ({ body: { name: "walk", access: "read_only", scope: { tagSlugs: [f.tagSlug] } } }),
+  listClients: () => ({}),
+  revokeClient: (f) => ({ body: { id: f.clientId } }),
   feed: (f) => ({ query: { since: "0", until: "4102444800", q: "parser", tags: f.tagSlug, collection: f.collectionId, limit: "10", offset: "0" } }),
   itemChanges: (f) => ({ query: { updated_since: "0", tags: f.tagSlug, collection: f.collectionId, limit: "10", include: "content" } }),
 };
