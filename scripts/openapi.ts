@@ -10,9 +10,10 @@ const log = createLogger("silent");
 const app = createGatewayApp({
   config: parseConfig({}),
   bus: new MemoryBus(log),
-  accounts: { authenticate: async () => null }, // the document needs no keys
+  accounts: { authenticate: async () => ({ caller: null }) }, // the document needs no keys
   log,
-  local: { health: async () => ({}) as never },
+  // The document needs no handlers either.
+  local: { health: async () => ({}) as never, createClient: async () => ({}) as never, listClients: async () => ({}) as never, revokeClient: async () => ({}) as never },
 });
 const res = await app.handle(new Request("http://localhost/api/openapi.json"));
 const doc = `${JSON.stringify(await res.json(), null, 2)}\n`;

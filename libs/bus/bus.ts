@@ -49,6 +49,9 @@ export interface ConsumeOptions {
 /** Resolves to acknowledge; throws to have the event redelivered after a delay. */
 export type EventHandler = (event: EventDelivery) => Promise<void>;
 
+/** Hears one broadcast; what it throws is logged, never sent back. */
+export type BroadcastHandler = (data: unknown, subject: string) => void | Promise<void>;
+
 export interface Bus {
   readonly kind: "memory" | "nats";
   /** Request-reply with a deadline; error replies are thrown as AppError with their stable code. */
@@ -61,6 +64,14 @@ export interface Bus {
   publish(subject: string, data: unknown, opts: { id: string }): Promise<PublishResult>;
   /** Delivers events to a durable consumer with explicit acknowledgement and redelivery. */
   consume(opts: ConsumeOptions, handler: EventHandler): Promise<Subscription>;
+  /**
+   * Sends a message to every listener of `subject` in every process (no queue group, nothing stored): for news
+   * each replica must act on, like a revoked key. Resolves once the bus has taken the message on (NATS: the
+   * server has it, so every connected listener is sent it; in-process: every listener has run).
+   */
+  broadcast(subject: string, data: unknown): Promise<void>;
+  /** Hears every broadcast on `subject` (NATS wildcards `*` and `>` allowed), in this process. */
+  listen(subject: string, handler: BroadcastHandler): Subscription;
   /** True when the bus can carry messages right now. */
   healthy(): Promise<boolean>;
   close(): Promise<void>;

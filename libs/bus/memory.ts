@@ -3,6 +3,7 @@
 import { AppError } from "@trove/errors";
 import type { Logger } from "@trove/log";
 import {
+  type BroadcastHandler,
   type Bus,
   type ConsumeOptions,
   type EventHandler,
@@ -49,6 +50,7 @@ export class MemoryBus implements Bus {
   private base = 0;
   private seenIds = new Map<string, number>();
   private consumers = new Map<string, Consumer>();
+  private listeners = new Set<{ filter: string; handler: BroadcastHandler }>();
   private closed = false;
 
   constructor(private readonly log: Logger) {}
@@ -139,6 +141,33 @@ export class MemoryBus implements Bus {
     };
   }
 
+  async broadcast(subject: string, data: unknown): Promise<void> {
+    if (this.closed) throw new AppError("service_unavailable", "bus closed");
+    const json = encodeJson(data);
+    // Every listener, each with its own copy, and all of them done before the sender goes on.
+    await Promise.all(
+      [...this.listeners]
+        .filter((l) => subjectMatches(l.filter, subject))
+        .map(async (l) => {
+          try {
+            await l.handler(JSON.parse(json), subject);
+          } catch (err) {
+            this.log.error({ err, subject }, "broadcast listener failed");
+          }
+        }),
+    );
+  }
+
+  listen(subject: string, handler: BroadcastHandler): Subscription {
+    const listener = { filter: subject, handler };
+    this.listeners.add(listener);
+    return {
+      stop: async () => {
+        this.listeners.delete(listener);
+      },
+    };
+  }
+
   async healthy() {
     return !this.closed;
   }
@@ -150,6 +179,7 @@ export class MemoryBus implements Bus {
       for (const t of c.timers) clearTimeout(t);
     }
     this.handlers.clear();
+    this.listeners.clear();
   }
 
   private pump(c: Consumer) {

@@ -9,7 +9,7 @@ import type { Kysely } from "kysely";
 import type { BlobStore } from "@trove/blobs";
 import { dropNatsNamespace, type Bus } from "@trove/bus";
 import { parseConfig } from "@trove/config";
-import { startHost } from "@trove/host";
+import { startHost, type Runtime } from "@trove/host";
 import { createLogger } from "@trove/log";
 import { allServices } from "../../services.ts";
 import { freshPglite } from "./pglite.ts";
@@ -38,6 +38,8 @@ export interface TestTrove {
   blobs: BlobStore;
   /** The bus the services share, to watch what they publish (the item events). */
   bus: Bus;
+  /** The host's runtime (config, bus, database, logger), to start another replica of a service on it. */
+  runtime: Runtime;
   /** Host names the services asked to resolve (none of them reached DNS). */
   lookups: string[];
   /** fetch against the gateway, as alice unless `key` says otherwise (null: no credential). */
@@ -86,6 +88,7 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Test
     lookups,
     blobs: host.runtime.blobs,
     bus: host.runtime.bus,
+    runtime: host.runtime,
     api: (path, init = {}) => {
       const { key = aliceKey, json, ...rest } = init;
       const headers = new Headers(rest.headers);

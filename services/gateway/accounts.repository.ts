@@ -19,12 +19,19 @@ export class AccountsRepository {
     this.db = db;
   }
 
-  /** The live key with this hash and its account, or undefined. */
-  async findKey(keyHash: string): Promise<KeyRow | undefined> {
+  /**
+   * The live key with this hash and its account, or undefined; marks the key used (one statement: the gateway
+   * asks only when its cache cannot answer, so `last_used_at` is as fresh as the cache).
+   */
+  async useKey(keyHash: string, now: number): Promise<KeyRow | undefined> {
     const row = await this.db
-      .selectFrom("gateway.api_keys as k")
-      .innerJoin("gateway.accounts as a", "a.id", "k.account_id")
-      .select([
+      .updateTable("gateway.api_keys as k")
+      .from("gateway.accounts as a")
+      .set({ last_used_at: now })
+      .whereRef("a.id", "=", "k.account_id")
+      .where("k.key_hash", "=", keyHash)
+      .where("k.revoked_at", "is", null)
+      .returning([
         "k.id as keyId",
         "k.kind as keyKind",
         "k.access as access",
@@ -34,8 +41,6 @@ export class AccountsRepository {
         "a.link_limit as linkLimit",
         "a.limit_scope as limitScope",
       ])
-      .where("k.key_hash", "=", keyHash)
-      .where("k.revoked_at", "is", null)
       .executeTakeFirst();
     return row as KeyRow | undefined;
   }

@@ -1,48 +1,92 @@
-// Bearer-key authentication and account seeding from TROVE_SEED_ACCOUNTS.
+// Bearer-key authentication (a per-process cache, a per-address budget of failed lookups, revocations heard from
+// every gateway over the bus) and account seeding from TROVE_SEED_ACCOUNTS.
 import type { SeedAccount } from "@trove/config";
 import type { Caller } from "@trove/contracts";
 import { newId, nowSeconds } from "@trove/db";
+import type { Bus, Subscription } from "@trove/bus";
 import type { Logger } from "@trove/log";
 import type { AccountsRepository } from "./accounts.repository.ts";
+import { KeyCache, defaultKeyCacheLimits, type KeyCacheLimits } from "./key-cache.ts";
+import { RateLimiter, type RateDecision } from "./ratelimit.ts";
 
 /** Keys are stored only as SHA-256: a database leak does not leak usable keys. */
 export const hashKey = (key: string): string => new Bun.CryptoHasher("sha256").update(key).digest("hex");
 
-const cacheTtlMs = 30_000;
-const cacheMax = 10_000;
+/** Broadcast subject on which a revoked key's id reaches every gateway process. */
+export const keyRevokedSubject = "gateway.key-revoked";
+
+/** Failed key lookups (database queries that found nothing) one address may cause per 60 s. */
+export const failedLookupsPerAddress = 30;
+
+/** The answer to a bearer key: its caller (null: no live key), or refused before any database query. */
+export type KeyCheck = { caller: Caller | null } | { refused: RateDecision };
+
+export interface AccountsOptions {
+  cache?: KeyCacheLimits;
+  failedLookupsPerAddress?: number;
+}
 
 export class AccountsService {
-  // Every request authenticates; a short cache keeps that off the database on the hot path.
-  private cache = new Map<string, { caller: Caller | null; until: number }>();
+  // Every request authenticates; the cache keeps that off the database on the hot path.
+  private readonly cache: KeyCache;
+  private readonly failures: RateLimiter;
+  /** Database lookups made so far (tests and diagnostics). */
+  lookups = 0;
 
   constructor(
     private readonly repo: AccountsRepository,
     private readonly log: Logger,
-  ) {}
-
-  /** The caller a bearer key stands for, or null when the key is unknown or revoked. */
-  async authenticate(key: string): Promise<Caller | null> {
-    const hash = hashKey(key);
-    const now = Date.now();
-    const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.caller;
-    const row = await this.repo.findKey(hash);
-    const caller: Caller | null = row
-      ? {
-          accountId: row.accountId,
-          keyId: row.keyId,
-          keyKind: row.keyKind,
-          access: row.access,
-          scope: row.scope,
-          plan: { name: row.plan, linkLimit: row.linkLimit, limitScope: row.limitScope },
-        }
-      : null;
-    if (this.cache.size >= cacheMax) this.cache.clear();
-    this.cache.set(hash, { caller, until: now + cacheTtlMs });
-    return caller;
+    opts: AccountsOptions = {},
+  ) {
+    this.cache = new KeyCache(opts.cache ?? defaultKeyCacheLimits);
+    this.failures = new RateLimiter(opts.failedLookupsPerAddress ?? failedLookupsPerAddress, "failed-keys");
   }
 
-  /** Forgets cached lookups (after a key is revoked). */
+  /**
+   * The caller a bearer key stands for. A key the cache cannot answer costs one database query, and only while
+   * the address it came from has failed lookups left: its point is taken before the query and given back when
+   * the key is found, so a flood of made-up keys costs at most that many queries a minute per address.
+   */
+  async authenticate(key: string, from: string): Promise<KeyCheck> {
+    const hash = hashKey(key);
+    const cached = this.cache.get(hash);
+    if (cached !== undefined) return { caller: cached };
+    const budget = await this.failures.take(from);
+    if (!budget.allowed) return { refused: budget };
+    this.lookups++;
+    const row = await this.repo.useKey(hash, nowSeconds());
+    if (!row) {
+      this.cache.setMissing(hash);
+      return { caller: null };
+    }
+    await this.failures.giveBack(from);
+    const caller: Caller = {
+      accountId: row.accountId,
+      keyId: row.keyId,
+      keyKind: row.keyKind,
+      access: row.access,
+      scope: row.scope,
+      plan: { name: row.plan, linkLimit: row.linkLimit, limitScope: row.limitScope },
+    };
+    // Revoked while the query ran: the row was read just before the revocation.
+    return { caller: this.cache.setFound(hash, caller) ? caller : null };
+  }
+
+  /** Follows revocations made by any gateway process, this one included. */
+  listen(bus: Bus): Subscription {
+    return bus.listen(keyRevokedSubject, (data) => {
+      const keyId = (data as { keyId?: unknown }).keyId;
+      if (typeof keyId === "string") this.cache.dropKey(keyId);
+    });
+  }
+
+  /** Forgets a revoked key here at once, then tells every other gateway process. */
+  async revoked(bus: Bus, keyId: string): Promise<void> {
+    this.cache.dropKey(keyId);
+    await bus.broadcast(keyRevokedSubject, { keyId });
+  }
+
+  /** Forgets every cached lookup (after seeding). */
   invalidate() {
     this.cache.clear();
   }

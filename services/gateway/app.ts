@@ -24,14 +24,15 @@ import { docsUi } from "./docs.ts";
 import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
 import { checkJsonBody } from "./json-body.ts";
 import { openApiDocument, ownCopy, specPath } from "./openapi.ts";
+import type { KeyCheck } from "./accounts.service.ts";
 import { permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { checkText } from "./text-guard.ts";
 import { supportedVersions, versionHeaders } from "./versioning.ts";
 
-/** Resolves a bearer key to its caller; null for an unknown or revoked key. */
+/** Resolves a bearer key (sent from address `from`) to its caller, null for an unknown or revoked key, or refuses. */
 export interface Authenticator {
-  authenticate(key: string): Promise<Caller | null>;
+  authenticate(key: string, from: string): Promise<KeyCheck>;
 }
 
 export interface GatewayDeps {
@@ -93,13 +94,20 @@ export function createGatewayApp(deps: GatewayDeps) {
           supported: supportedVersions,
         });
       }
+      const address = server?.requestIP(request)?.address ?? "unknown";
+      // The header and the key are never logged, nor put in an error: only the key's account is (the access line).
       const auth = request.headers.get("authorization");
       if (auth !== null) {
         const key = /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
-        state.caller = key ? await accounts.authenticate(key) : null;
+        const check: KeyCheck = key ? await accounts.authenticate(key, address) : { caller: null };
+        if ("refused" in check) {
+          Object.assign(set.headers, check.refused.headers, { "RateLimit-Policy": `${limiter.policy}, ${check.refused.headers["RateLimit-Policy"]}` });
+          throw new AppError("rate_limited", `too many unknown API keys from this address; retry after ${check.refused.headers["Retry-After"]} s`);
+        }
+        state.caller = check.caller;
         state.badKey = state.caller === null;
       }
-      const rateKey = state.caller ? `key:${state.caller.keyId}` : `ip:${server?.requestIP(request)?.address ?? "unknown"}`;
+      const rateKey = state.caller ? `key:${state.caller.keyId}` : `ip:${address}`;
       const decision = await limiter.take(rateKey);
       Object.assign(set.headers, decision.headers);
       if (!decision.allowed) {

@@ -1,35 +1,58 @@
-// The gateway service: HTTP in, bus requests out.
+// The gateway service: HTTP in, bus requests out. It owns accounts and keys, so it answers the connected-client
+// routes itself, like health.
 import { join } from "node:path";
-import type { ServiceModule } from "@trove/host";
+import type { RunningService, Runtime, ServiceModule } from "@trove/host";
 import { AccountsRepository } from "./accounts.repository.ts";
-import { AccountsService } from "./accounts.service.ts";
+import { AccountsService, type AccountsOptions } from "./accounts.service.ts";
 import { createGatewayApp } from "./app.ts";
+import { ClientsRepository } from "./clients.repository.ts";
+import { ClientsService } from "./clients.service.ts";
 import { checkHealth } from "./health.ts";
+
+export interface GatewayOptions {
+  /** Tests pass an instrumented repository (a subclass that counts its queries). */
+  accountsRepository?: AccountsRepository;
+  accounts?: AccountsOptions;
+}
+
+/** Starts one gateway on a runtime; the service module below, and tests that run a second replica, use it. */
+export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Promise<RunningService & { url: string; accounts: AccountsService }> {
+  const accounts = new AccountsService(opts.accountsRepository ?? new AccountsRepository(rt.database.db), rt.log, opts.accounts);
+  await accounts.seed(rt.config.seedAccounts);
+  const revocations = accounts.listen(rt.bus);
+  const clients = new ClientsService(new ClientsRepository(rt.database.db), accounts, rt.bus, rt.log, rt.config.requestTimeoutMs);
+  const app = createGatewayApp({
+    config: rt.config,
+    bus: rt.bus,
+    accounts,
+    log: rt.log,
+    local: {
+      health: () => checkHealth(rt.bus, rt.database, rt.deployment),
+      createClient: ({ body }, ctx) => clients.create(ctx.caller!, body, ctx.requestId),
+      listClients: (_, ctx) => clients.list(ctx.caller!),
+      revokeClient: ({ body }, ctx) => clients.revoke(ctx.caller!, body.id),
+    },
+  });
+  app.listen({ port: rt.config.port, hostname: rt.config.host });
+  const url = `http://${rt.config.host}:${app.server!.port}`;
+  rt.log.info({ url }, "gateway listening");
+  return {
+    url,
+    accounts,
+    // Stop accepting, let in-flight requests finish, then the host closes bus and database.
+    stop: async () => {
+      await app.stop(false);
+      await revocations.stop();
+    },
+  };
+}
 
 export const gatewayService: ServiceModule = {
   name: "gateway",
   schema: { name: "gateway", migrations: join(import.meta.dir, "migrations") },
-  async start(rt) {
-    const accounts = new AccountsService(new AccountsRepository(rt.database.db), rt.log);
-    await accounts.seed(rt.config.seedAccounts);
-    const app = createGatewayApp({
-      config: rt.config,
-      bus: rt.bus,
-      accounts,
-      log: rt.log,
-      local: { health: () => checkHealth(rt.bus, rt.database, rt.deployment) },
-    });
-    app.listen({ port: rt.config.port, hostname: rt.config.host });
-    const url = `http://${rt.config.host}:${app.server!.port}`;
-    rt.log.info({ url }, "gateway listening");
-    return {
-      url,
-      // Stop accepting, let in-flight requests finish, then the host closes bus and database.
-      stop: async () => {
-        await app.stop(false);
-      },
-    };
-  },
+  start: (rt) => startGateway(rt),
 };
 
 export { createGatewayApp } from "./app.ts";
+export { AccountsRepository } from "./accounts.repository.ts";
+export { AccountsService } from "./accounts.service.ts";

@@ -1,4 +1,5 @@
-// Requests per credential (or per IP without one) per 60 s, with the IETF RateLimit headers.
+// Requests per credential (or per IP without one) per 60 s, with the IETF RateLimit headers. The same limiter,
+// under another policy name, counts failed key lookups per IP (accounts.service.ts).
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 
 export const windowSeconds = 60;
@@ -12,9 +13,12 @@ export class RateLimiter {
   private readonly limiter: RateLimiterMemory;
   readonly policy: string;
 
-  constructor(limit: number) {
+  constructor(
+    limit: number,
+    private readonly name = "default",
+  ) {
     this.limiter = new RateLimiterMemory({ points: limit, duration: windowSeconds });
-    this.policy = `"default";q=${limit};w=${windowSeconds}`;
+    this.policy = `"${name}";q=${limit};w=${windowSeconds}`;
   }
 
   async take(key: string): Promise<RateDecision> {
@@ -29,8 +33,13 @@ export class RateLimiter {
     }
   }
 
+  /** Returns one point taken by take() (the thing it was reserved for did not happen). */
+  async giveBack(key: string): Promise<void> {
+    await this.limiter.reward(key, 1);
+  }
+
   private headers(res: RateLimiterRes): Record<string, string> {
     const reset = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    return { "RateLimit-Policy": this.policy, RateLimit: `"default";r=${Math.max(0, res.remainingPoints)};t=${reset}` };
+    return { "RateLimit-Policy": this.policy, RateLimit: `"${this.name}";r=${Math.max(0, res.remainingPoints)};t=${reset}` };
   }
 }

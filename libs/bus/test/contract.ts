@@ -20,15 +20,22 @@ const failure = (p: Promise<unknown>): Promise<AppError> =>
     (e: unknown) => e as AppError,
   );
 
-export function busContract(name: string, open: () => Promise<Bus>) {
+/**
+ * `openPeer` gives the bus another process of the same installation would have: for NATS a second connection
+ * with the same prefix; in-process there is one bus per process, so the same one.
+ */
+export function busContract(name: string, open: () => Promise<Bus>, openPeer: (bus: Bus) => Promise<Bus>) {
   describe(`bus contract: ${name}`, () => {
     let bus: Bus;
+    let peer: Bus;
     const subs: { stop(): Promise<void> }[] = [];
     beforeAll(async () => {
       bus = await open();
+      peer = await openPeer(bus);
     });
     afterAll(async () => {
       for (const s of subs) await s.stop();
+      if (peer !== bus) await peer.close();
       await bus.close();
     });
 
@@ -93,6 +100,15 @@ export function busContract(name: string, open: () => Promise<Bus>) {
       expect(reply.back.endsWith("!!!")).toBe(true);
     });
 
+    test("payloads over 1 MB that do not compress below it travel both ways", async () => {
+      // Random bytes as base64: zstd cannot bring 2.7 MB under a message, so NATS carries it through the object store.
+      const noise = Buffer.from(crypto.getRandomValues(new Uint8Array(65_536))).toString("base64");
+      const s = Array.from({ length: 32 }, (_, i) => Buffer.from(crypto.getRandomValues(new Uint8Array(65_536))).toString("base64") + i).join("");
+      subs.push(bus.serve("noise", (p) => ({ back: (p as { s: string }).s + noise })));
+      const reply = (await bus.request("noise", { s })) as { back: string };
+      expect(reply.back).toBe(s + noise);
+    });
+
     test("published events reach a durable consumer once per id", async () => {
       const got: EventDelivery[] = [];
       const id1 = crypto.randomUUID();
@@ -140,6 +156,52 @@ export function busContract(name: string, open: () => Promise<Bus>) {
       await waitFor(() => second.length === 1);
       expect(second).toEqual([2]);
       expect(first).toEqual([1]); // the stopped subscription received nothing more
+    });
+
+    test("a broadcast reaches every listener in every process, and each listener once", async () => {
+      const heard: string[] = [];
+      const hear = (who: string) => (data: unknown, subject: string) => void heard.push(`${who} ${subject} ${JSON.stringify(data)}`);
+      subs.push(bus.listen("keys.revoked", hear("a")), bus.listen("keys.revoked", hear("b")), peer.listen("keys.revoked", hear("peer")));
+      subs.push(peer.listen("keys.*", hear("wildcard")), bus.listen("other", hear("other")));
+      // A served subject of the same name is a different thing: broadcasts never reach request handlers.
+      let served = 0;
+      subs.push(bus.serve("keys.revoked", () => void served++));
+      // A listener that throws does not stop the others, nor the sender.
+      subs.push(bus.listen("keys.revoked", () => {
+        throw new Error("listener failed on purpose");
+      }));
+      // healthy() is a round trip to the server (NATS: flush), so the peer's subscriptions are in place.
+      await peer.healthy();
+      await bus.broadcast("keys.revoked", { keyId: "k1" });
+      await bus.broadcast("keys.revoked", { keyId: "k2" });
+      await waitFor(() => heard.length === 8);
+      expect(heard.sort()).toEqual(
+        [
+          'a keys.revoked {"keyId":"k1"}',
+          'a keys.revoked {"keyId":"k2"}',
+          'b keys.revoked {"keyId":"k1"}',
+          'b keys.revoked {"keyId":"k2"}',
+          'peer keys.revoked {"keyId":"k1"}',
+          'peer keys.revoked {"keyId":"k2"}',
+          'wildcard keys.revoked {"keyId":"k1"}',
+          'wildcard keys.revoked {"keyId":"k2"}',
+        ].sort(),
+      );
+      expect(served).toBe(0);
+    });
+
+    test("a stopped listener hears nothing more", async () => {
+      const heard: unknown[] = [];
+      const sub = peer.listen("stopped.news", (d) => void heard.push(d));
+      const last: unknown[] = [];
+      subs.push(peer.listen("stopped.last", (d) => void last.push(d)));
+      await sub.stop();
+      await peer.healthy();
+      await bus.broadcast("stopped.news", 1);
+      // Sent after, on the same connection: once it is in, the first would have been too.
+      await bus.broadcast("stopped.last", 2);
+      await waitFor(() => last.length === 1);
+      expect(heard).toEqual([]);
     });
 
     test("reports itself healthy while open", async () => {

@@ -7,7 +7,8 @@ import { busContract } from "./contract.ts";
 const url = process.env.NATS_URL;
 if (url) {
   const prefix = `t${crypto.randomUUID().slice(0, 8)}`;
-  busContract("nats", () => NatsBus.connect({ url, prefix, log: createLogger("silent") }));
+  const open = () => NatsBus.connect({ url, prefix, log: createLogger("silent") });
+  busContract("nats", open, open);
   afterAll(() => dropNatsNamespace(url, prefix));
 } else {
   console.log("SKIPPED nats bus contract: NATS_URL is not set");

@@ -2,14 +2,14 @@
 // JSON passed through from a service, a raw reply (Markdown, an image), the docs, or an error of any kind.
 // Real: whole Troves over HTTP on 127.0.0.1 (the stack named by TROVE_TEST_STACK) and a local page server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { aliceKey, bobKey, startTrove, type TestTrove } from "@trove/testing";
+import { addClientKey, aliceKey, bobKey, startTrove, type TestTrove } from "@trove/testing";
 
 const png = Buffer.from(
   "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0e2a4a20000000049454e44ae426082",
   "hex",
 );
 const json = /^application\/json/;
-const readOnlyKey = "read-only-key-0123456789abcdef";
+let readOnlyKey: string;
 
 let trove: TestTrove; // responses checked against the contract; small body limit for 413
 let passThrough: TestTrove; // service JSON passed through unparsed; a rate limit of 3 for 429
@@ -25,22 +25,7 @@ beforeAll(async () => {
   itemId = (await saved.json()).id;
   const up = await trove.api(`/api/items/${itemId}/media`, { method: "POST", json: { contentType: "image/png", dataBase64: png.toString("base64") } });
   mediaUrl = (await up.json()).media.url;
-  // Read-only client keys are issued by the connected-clients routes (a later issue); here one is stored directly.
-  const account = await trove.db.withSchema("gateway").selectFrom("accounts").select("id").where("email", "=", "alice@example.test").executeTakeFirstOrThrow();
-  await trove.db
-    .withSchema("gateway")
-    .insertInto("api_keys")
-    .values({
-      id: "read-only-1",
-      account_id: account.id,
-      kind: "client",
-      name: "read only",
-      key_hash: new Bun.CryptoHasher("sha256").update(readOnlyKey).digest("hex"),
-      access: "read_only",
-      scope: null,
-      created_at: 1,
-    })
-    .execute();
+  readOnlyKey = await addClientKey(trove, { access: "read_only" });
 });
 afterAll(async () => {
   await Promise.all([trove?.stop(), passThrough?.stop()]);

@@ -161,6 +161,7 @@ interface Fixtures {
   tagSlug: string;
   collectionId: string;
   webhookId: string;
+  clientId: string;
   n: number;
 }
 
@@ -180,7 +181,8 @@ async function fixtures(): Promise<Fixtures> {
   const mediaId = (await ok(`/api/items/${itemId}/media`, { contentType: "image/png", dataBase64: png, alt: "pixel" })).media.id;
   // Port 9 (discard) on loopback: deliveries to it fail at once, and no test waits for them.
   const webhookId = (await ok("/api/webhooks", { url: `http://127.0.0.1:9/hostile/${n}` })).endpoint.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, n };
+  const clientId = (await ok("/api/connected-clients", { name: `hostile ${n}` })).client.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, n };
 }
 
 /** A request each operation answers 2xx; the hostile variants each change one thing in it. */
@@ -217,6 +219,9 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   deleteTag: (f) => ({ params: { slug: f.tagSlug } }),
   listCollections: () => ({}),
   createCollection: () => ({ body: { name: "Created" } }),
+  createClient: (f) => ({ body: { name: "walk", access: "read_only", scope: { tagSlugs: [f.tagSlug] } } }),
+  listClients: () => ({}),
+  revokeClient: (f) => ({ body: { id: f.clientId } }),
   feed: (f) => ({ query: { since: "0", until: "4102444800", q: "parser", tags: f.tagSlug, collection: f.collectionId, limit: "10", offset: "0" } }),
   listWebhooks: () => ({ query: { limit: "10", offset: "0" } }),
   createWebhook: (f) => ({ body: { name: "walk", url: `http://127.0.0.1:9/new/${f.n}`, eventTypes: ["item.created"], resourceScope: { tagSlugs: [f.tagSlug] } } }),

@@ -1,7 +1,7 @@
 // Real: every service in-process on PGlite and the in-process bus, driven over HTTP. The outbox (item_events)
 // rows are read from the database here to check what was written; change-stream.test.ts reads them over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { bobKey, startTrove, type TestTrove } from "@trove/testing";
+import { addClientKey, bobKey, startTrove, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
 beforeAll(async () => {
@@ -217,23 +217,7 @@ describe("filters, feed and stats", () => {
 
 describe("scoped keys", () => {
   test("a key scoped to a tag sees only items carrying it: lists, gets, feed, highlights", async () => {
-    // Scoped keys are issued by the connected-clients routes (a later issue); here one is stored directly.
-    const scopedKey = "scoped-key-0123456789abcdef";
-    const account = await trove.db.withSchema("gateway").selectFrom("accounts").select("id").where("email", "=", "alice@example.test").executeTakeFirstOrThrow();
-    await trove.db
-      .withSchema("gateway")
-      .insertInto("api_keys")
-      .values({
-        id: "scoped-1",
-        account_id: account.id,
-        kind: "client",
-        name: "scoped",
-        key_hash: new Bun.CryptoHasher("sha256").update(scopedKey).digest("hex"),
-        access: "read_write",
-        scope: JSON.stringify({ tagSlugs: ["shared"] }),
-        created_at: 1,
-      })
-      .execute();
+    const scopedKey = await addClientKey(trove, { scope: { tagSlugs: ["shared"] } });
     const inside = await save();
     const outside = await save();
     await update(inside, { tags: ["Shared"] });
@@ -248,5 +232,22 @@ describe("scoped keys", () => {
     expect((await trove.api(`/api/items/${outside}/highlights`, { key: scopedKey })).status).toBe(404);
     const stats = await (await trove.api("/api/stats", { key: scopedKey })).json();
     expect(stats.total).toBe(1);
+    expect((await trove.api(`/api/items/${outside}/media`, { key: scopedKey })).status).toBe(404);
+  });
+
+  test("a scoped key's bulk actions touch only items inside the scope; the others are not counted", async () => {
+    const scopedKey = await addClientKey(trove, { scope: { tagSlugs: ["bulk-scope"] } });
+    const inside = await save();
+    const outside = await save();
+    await update(inside, { tags: ["bulk-scope"] });
+    const bulk = async (action: string) =>
+      (await trove.api(`/api/items/${action}`, { method: "POST", key: scopedKey, json: { ids: [inside, outside] } })).json();
+    expect(await bulk("mark-processed")).toEqual({ processed: 1 });
+    expect(await bulk("archive")).toEqual({ requested: 2, archived: 1 });
+    const untouched = await (await trove.api(`/api/items/${outside}`)).json();
+    expect(untouched).toMatchObject({ status: "stashed", processedAt: null });
+    expect(await bulk("delete")).toEqual({ requested: 2, deleted: 1 });
+    expect((await trove.api(`/api/items/${outside}`)).status).toBe(200);
+    expect((await trove.api(`/api/items/${inside}`)).status).toBe(404);
   });
 });

@@ -1,0 +1,212 @@
+// `bun run bench/changes.ts`: the change stream (GET /api/items/changes) on a realistic library, in both deployments.
+//   catch-up   one client walks a log of 100,000 events from the start with limit=1000, as a consumer that was
+//              offline would; events per second through the API (target 20,000), with the current items attached
+//   page p95   at 1,000,000 events: pages of 200 at random cursors, unfiltered and with a tag filter
+// The library: real corpus pages saved through the API (bench/library.ts), grown by copying rows in SQL to
+// BENCH_ITEMS (10,000) items; the log: the events those saves wrote, then item.updated/tagged/untagged/collection
+// events over those items written in SQL with positions (as the relay gives them) up to 100k, then 1M.
+// Writes the `## Change stream` section of docs/benchmarks.md. Needs PostgreSQL, NATS and the shared corpus.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { openDatabase } from "@trove/db";
+import { aliceKey, backingServices, dropScratchDatabase, freePort, processEnv, waitForHealth, type Backing } from "@trove/testing";
+import { encodeCursor } from "../services/items/changes.service.ts";
+import { copyToSize, corpusPages, loadThroughApi } from "./library.ts";
+import { machineLine, quantile, today, writeSection } from "./report.ts";
+import { query, type Db } from "./sql.ts";
+import { spawnQuiet, startDistributed, stopAll } from "./topology.ts";
+
+process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/postgres";
+process.env.NATS_URL ??= "nats://127.0.0.1:4222";
+const saves = Number(process.env.BENCH_SAVES ?? 100);
+const libraryItems = Number(process.env.BENCH_ITEMS ?? 10_000);
+const catchUpEvents = 100_000;
+const bigLog = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const samples = 300;
+const machine = await machineLine();
+
+const backing = await backingServices();
+if ("skip" in backing) throw new Error(`bench needs PostgreSQL and NATS: ${backing.skip}`);
+const b: Backing = backing;
+const troveEnv = { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "warn", TROVE_VALIDATE_RESPONSES: "0", TROVE_INGEST_WAIT_MS: "60000" };
+
+/** Grows the account's log to `total` events with positions and published marks, in statements of 100k rows. */
+async function growLog(db: Db, total: number): Promise<{ account: string; added: number }> {
+  const [{ account_id: account, n, head } = { account_id: "", n: 0, head: 0 }] = await query<{ account_id: string; n: number; head: number }>(
+    db,
+    "select account_id, count(*)::int as n, coalesce(max(position), 0)::int8 as head from items.item_events group by account_id",
+  );
+  if (!account) throw new Error("no events to grow from");
+  const items = (await query<{ n: number }>(db, "select count(*)::int as n from items.items where account_id = $1", [account]))[0]!.n;
+  let added = 0;
+  for (let from = 0; from < total - n; from += 100_000) {
+    const count = Math.min(100_000, total - n - from);
+    await query(
+      db,
+      `with numbered as (
+         select id, row_number() over (order by id) as rn, jsonb_build_object('status', status,
+           'tagSlugs', (select coalesce(jsonb_agg(e->'slug'), '[]'::jsonb) from jsonb_array_elements(tags) e),
+           'collectionIds', (select coalesce(jsonb_agg(e->'id'), '[]'::jsonb) from jsonb_array_elements(collections) e)) as scope
+         from items.items where account_id = $1)
+       insert into items.item_events (id, account_id, type, item_id, changed_at, before_scope, after_scope, payload, position, published_at)
+       select gen_random_uuid()::text, $1, (array['item.updated','item.tagged','item.untagged','item.collection_added'])[1 + g % 4],
+         i.id, $2::int8 + g, i.scope, i.scope, '{"changedFields":["notes"]}'::jsonb, $3::int8 + g, $2::int8
+       from generate_series(1, $4::int) g join numbered i on i.rn = 1 + (g + $5::int) % $6::int`,
+      [account, Date.now() - 86_400_000, Number(head) + from, count, from, items],
+    );
+    added += count;
+  }
+  await query(db, "analyze items.item_events");
+  return { account, added };
+}
+
+async function get(url: string): Promise<any> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${aliceKey}` } });
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${(await res.text()).slice(0, 200)}`);
+  return res.json();
+}
+
+/** Walks the whole log from the start; events per second, pages, and MiB read. */
+async function catchUp(base: string) {
+  const started = performance.now();
+  let cursor: string | undefined;
+  let events = 0;
+  let pages = 0;
+  let bytes = 0;
+  for (;;) {
+    const res = await fetch(`${base}/api/items/changes?limit=1000${cursor ? `&cursor=${cursor}` : ""}`, { headers: { authorization: `Bearer ${aliceKey}` } });
+    const text = await res.text();
+    bytes += text.length;
+    const page = JSON.parse(text);
+    events += page.events.length;
+    pages++;
+    cursor = page.nextCursor;
+    if (!page.hasMore) break;
+  }
+  const s = (performance.now() - started) / 1000;
+  return { events, pages, seconds: s, perSecond: events / s, mib: bytes / 2 ** 20 };
+}
+
+/** Page times at random cursors over the log (ms), one request at a time. */
+async function pageTimes(base: string, account: string, head: number, extra: string) {
+  const times: number[] = [];
+  let returned = 0;
+  for (let i = 0; i < samples; i++) {
+    const cursor = encodeCursor(account, Math.floor(Math.random() * head));
+    const t0 = performance.now();
+    const page = await get(`${base}/api/items/changes?limit=200&cursor=${cursor}${extra}`);
+    times.push(performance.now() - t0);
+    returned += page.events.length;
+  }
+  times.sort((a, c) => a - c);
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), perPage: returned / samples };
+}
+
+type Measured = {
+  library: { items: number; saved: number };
+  catchUp: Awaited<ReturnType<typeof catchUp>>;
+  plain: Awaited<ReturnType<typeof pageTimes>>;
+  tagged: Awaited<ReturnType<typeof pageTimes>>;
+  growSeconds: number;
+};
+const results: Partial<Record<"embedded" | "distributed", Measured>> = {};
+
+/** Saves, grows, measures; `restart` is how the deployment picks up rows written under it (PGlite: reopen). */
+async function run(name: "embedded" | "distributed", base: string, openDb: () => Promise<{ db: Db; close(): Promise<void> }>, around: (fn: () => Promise<void>) => Promise<void>) {
+  const loaded = await loadThroughApi(base, corpusPages(saves));
+  console.log(`${name}: ${loaded.items.length} items saved through the API in ${loaded.seconds.toFixed(1)} s`);
+  let account = "";
+  const grow = async (total: number) => {
+    const t0 = performance.now();
+    await around(async () => {
+      const database = await openDb();
+      try {
+        if (total === catchUpEvents) await copyToSize(database.db, libraryItems);
+        account = (await growLog(database.db, total)).account;
+      } finally {
+        await database.close();
+      }
+    });
+    return (performance.now() - t0) / 1000;
+  };
+  await grow(catchUpEvents);
+  const walked = await catchUp(base);
+  console.log(`${name}: catch-up ${walked.events} events in ${walked.seconds.toFixed(1)} s = ${walked.perSecond.toFixed(0)}/s`);
+  const growSeconds = await grow(bigLog);
+  const plain = await pageTimes(base, account, bigLog, "");
+  const tagged = await pageTimes(base, account, bigLog, "&tags=reading");
+  console.log(`${name}: at ${bigLog} events, page p95 ${plain.p95.toFixed(1)} ms, tag-filtered p95 ${tagged.p95.toFixed(1)} ms`);
+  results[name] = { library: { items: libraryItems, saved: loaded.items.length }, catchUp: walked, plain, tagged, growSeconds };
+}
+
+const running = new Set<Subprocess>();
+try {
+  // Embedded: bun run start on PGlite; the bench writes the log while it is stopped (PGlite is one process's).
+  {
+    const dataDir = mkdtempSync(join(tmpdir(), "trove-bench-changes-"));
+    try {
+      const port = await freePort();
+      const env = { ...processEnv(b, port, troveEnv), TROVE_DATA_DIR: dataDir } as Record<string, string>;
+      delete env.DATABASE_URL;
+      delete env.NATS_URL;
+      let proc = spawnQuiet(["start"], env);
+      running.add(proc);
+      const url = `http://127.0.0.1:${port}`;
+      await waitForHealth(url);
+      await run(
+        "embedded",
+        url,
+        () => openDatabase({ dataDir }),
+        async (fn) => {
+          await stopAll([proc]);
+          running.delete(proc);
+          await fn();
+          proc = spawnQuiet(["start"], env);
+          running.add(proc);
+          await waitForHealth(url);
+        },
+      );
+    } finally {
+      await stopAll(running);
+      running.clear();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  // Distributed: every service its own process over PostgreSQL + NATS; the log grows under the running services.
+  {
+    const topo = await startDistributed({ ...b, prefix: `${b.prefix}c` }, troveEnv);
+    try {
+      await run("distributed", topo.url, () => openDatabase({ databaseUrl: b.databaseUrl, poolSize: 1 }), (fn) => fn());
+    } finally {
+      await topo.stop();
+    }
+  }
+} finally {
+  await stopAll(running);
+  await b.stop();
+  await dropScratchDatabase(b.databaseUrl).catch(() => {});
+}
+
+const row = (name: "embedded" | "distributed") => {
+  const r = results[name]!;
+  return `| ${name} | ${r.catchUp.perSecond.toFixed(0)} (${r.catchUp.events} events, ${r.catchUp.pages} pages, ${r.catchUp.seconds.toFixed(1)} s, ${r.catchUp.mib.toFixed(0)} MiB) | ${r.plain.p50.toFixed(1)} / ${r.plain.p95.toFixed(1)} ms | ${r.tagged.p50.toFixed(1)} / ${r.tagged.p95.toFixed(1)} ms (${r.tagged.perPage.toFixed(0)} events a page) |`;
+};
+const section = `## Change stream (${today()})
+
+\`bun run bench/changes.ts\`. A library of ${libraryItems} items (${results.embedded?.library.saved ?? "?"} real corpus pages saved through the API, copied in SQL),
+and a log grown in SQL over those items (their real scopes; types updated / tagged / untagged / collection_added) with positions as the
+relay gives them. Catch-up: one client walks ${catchUpEvents.toLocaleString("en")} events from the start, \`limit=1000\`, each event with its
+current item attached (target 20,000 events/s). Pages: ${samples} requests of \`limit=200\` at random cursors over ${bigLog.toLocaleString("en")} events, one at a time,
+unfiltered and with \`tags=reading\` (a tag on about a fifth of the items).
+
+| deployment | catch-up events/s | page p50 / p95 at ${bigLog / 1e6}M | tag-filtered page p50 / p95 |
+| --- | --- | --- | --- |
+${row("embedded")}
+${row("distributed")}
+
+${machine}
+`;
+await writeSection("Change stream", section);
+console.log(section);
