@@ -41,6 +41,7 @@ interface Target {
   tagSlug: string;
   collectionId: string;
   clientId: string;
+  webhookId: string;
   n: number;
 }
 
@@ -59,7 +60,9 @@ async function target(inside: boolean): Promise<Target> {
   const highlightId = (await ok(`/api/items/${itemId}/highlights`, { text: "Parsers turn text" })).highlight.id;
   const mediaId = (await ok(`/api/items/${itemId}/media`, { contentType: "image/png", dataBase64: png, alt: "pixel" })).media.id;
   const clientId = (await createClient(trove, { name: `matrix ${n}` })).id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, n };
+  // Port 9 (discard) on loopback: deliveries to it fail at once, and no test waits for them.
+  const webhookId = (await ok("/api/webhooks", { url: `http://127.0.0.1:9/matrix/${n}` })).endpoint.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, n };
 }
 
 // ---- samples: one request per operation ------------------------------------------------------------------
@@ -113,6 +116,14 @@ const samples: Record<string, Sample> = {
   createClient: { request: (t) => ({ body: { name: `matrix client ${t.n}` } }) },
   listClients: { request: () => ({}) },
   revokeClient: { request: (t) => ({ body: { id: t.clientId } }), names: "resource" },
+  listWebhooks: { request: () => ({ query: { limit: "10" } }) },
+  createWebhook: { request: (t) => ({ body: { url: `http://127.0.0.1:9/matrix/new/${t.n}` } }) },
+  getWebhook: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
+  updateWebhook: { request: (t) => ({ params: { id: t.webhookId }, body: { name: "renamed" } }), names: "resource" },
+  deleteWebhook: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
+  testWebhook: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
+  rotateWebhookSecret: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
+  listWebhookDeliveries: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
 };
 
 // ---- the expected cell ---------------------------------------------------------------------------------------
