@@ -8,7 +8,8 @@ import { Count, Id, IdParams, Int4, Limit, maxInt53, Offset } from "./schemas.ts
 /** Unix milliseconds: every timestamp of the webhook area (endpoints and deliveries alike). */
 const Millis = (description = "Unix milliseconds") => t.Integer({ minimum: 0, maximum: maxInt53, description });
 
-const EventTypeFilter = t.Union([t.Literal("*"), ...eventTypes.map((type) => t.Literal(type))], {
+// An enum, not a union of literals: Elysia would turn a lone string into a one-element array for the latter.
+const EventTypeFilter = t.UnionEnum(["*", ...eventTypes], {
   description: '"*" (every type, including types added later) or one of the event types',
 });
 const EventTypes = t.Array(EventTypeFilter, {
