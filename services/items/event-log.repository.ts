@@ -1,19 +1,10 @@
 // The item event log (the outbox rows written with each change): positions in commit order, the relay's
 // unpublished batches, and the change stream's pages. Kysely only.
 import { sql, type Kysely } from "kysely";
-import type { ItemEventType, ItemScope } from "@trove/contracts";
+import type { ItemEventMessage } from "@trove/contracts";
 
-export interface LoggedEvent {
-  position: number;
-  id: string;
-  accountId: string;
-  type: ItemEventType;
-  itemId: string;
-  changedAt: number;
-  beforeScope: ItemScope | null;
-  afterScope: ItemScope | null;
-  payload: Record<string, unknown>;
-}
+/** A logged event, in the shape the relay publishes (messageOf makes sure its int8 columns are numbers). */
+export type LoggedEvent = ItemEventMessage;
 
 // Advisory lock keys (per database): one assigner of positions at a time; one publisher at a time.
 const assignLock = 7_361_001;
