@@ -144,26 +144,33 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Leases up to `limit` due deliveries of enabled endpoints, at most `perEndpoint` of each endpoint and none of
-   * the `exclude`d (busy) ones, oldest due first. One statement: a row already leased by another dispatcher is
-   * re-checked after its lock and skipped, so two processes never hold the same delivery.
+   * Leases up to `limit` due deliveries of enabled endpoints, oldest due first, at most the free slots of each
+   * endpoint (`perEndpoint` less what this process has in flight to it, `busy`). One statement: a row already
+   * leased by another dispatcher is re-checked after its lock and skipped, so two processes never hold the same
+   * delivery.
    */
-  async claim(o: { now: number; limit: number; perEndpoint: number; exclude: string[]; leaseUntil: number; token: string }): Promise<ClaimedDelivery[]> {
+  async claim(o: { now: number; limit: number; perEndpoint: number; busy: Record<string, number>; leaseUntil: number; token: string }): Promise<ClaimedDelivery[]> {
     const { rows } = await sql<ClaimedDelivery>`
       update delivery.deliveries d set lease_until = ${o.leaseUntil}, lease_token = ${o.token}
       from delivery.endpoints e
       where e.id = d.endpoint_id
         and d.status = 'pending' and (d.lease_until is null or d.lease_until < ${o.now})
         and d.id in (
-          select due.id from delivery.endpoints ep
-          cross join lateral (
-            select x.id, x.next_attempt_at from delivery.deliveries x
-            where x.endpoint_id = ep.id and x.status = 'pending' and x.next_attempt_at <= ${o.now}
-              and (x.lease_until is null or x.lease_until < ${o.now})
-            order by x.next_attempt_at limit ${o.perEndpoint}
-          ) due
-          where ep.status = 'enabled' and ep.id <> all(${o.exclude}::text[])
-          order by due.next_attempt_at limit ${o.limit}
+          select s.id from (
+            select due.id, due.next_attempt_at,
+              row_number() over (partition by ep.id order by due.next_attempt_at) as rn,
+              coalesce((${JSON.stringify(o.busy)}::jsonb ->> ep.id)::int, 0) as busy
+            from delivery.endpoints ep
+            cross join lateral (
+              select x.id, x.next_attempt_at from delivery.deliveries x
+              where x.endpoint_id = ep.id and x.status = 'pending' and x.next_attempt_at <= ${o.now}
+                and (x.lease_until is null or x.lease_until < ${o.now})
+              order by x.next_attempt_at limit ${o.perEndpoint}
+            ) due
+            where ep.status = 'enabled'
+          ) s
+          where s.rn <= ${o.perEndpoint} - s.busy
+          order by s.next_attempt_at limit ${o.limit}
         )
       returning d.id, d.endpoint_id, d.account_id, d.body, d.attempts, e.url, e.secret, e.previous_secret,
         e.previous_secret_expires_at, e.consecutive_failures`.execute(this.db);

@@ -99,7 +99,7 @@ export class Dispatcher {
         now,
         limit: free,
         perEndpoint: this.opts.perEndpoint,
-        exclude: this.saturated(),
+        busy: Object.fromEntries(this.busy),
         leaseUntil: now + this.leaseMs,
         token: this.token,
       });
