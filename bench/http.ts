@@ -18,6 +18,7 @@ import type { Subprocess } from "bun";
 import { openDatabase, pgliteLayout } from "@trove/db";
 import { aliceKey, backingServices, dropScratchDatabase, freePort, processEnv, repoRoot, waitForHealth, type Backing } from "@trove/testing";
 import { copyToSize, corpusPages, loadThroughApi, typicalItem, type Loaded, type SavedItem } from "./library.ts";
+import { writeSection } from "./report.ts";
 import { query, type Db } from "./sql.ts";
 import { cpuByPid, cpuSince, natsServerPids, spawnQuiet, startDistributed, stopAll, treeOf } from "./topology.ts";
 
@@ -419,8 +420,5 @@ const section = [
   "",
 ].join("\n");
 
-const file = join(repoRoot, "docs", "benchmarks.md");
-const current = await Bun.file(file).text().catch(() => "# Benchmarks\n\n");
-const re = /^## HTTP(?: \(\d{4}-\d{2}-\d{2}\))?\n[\s\S]*?(?=\n## |$(?![\s\S]))/m;
-await Bun.write(file, re.test(current) ? current.replace(re, section.trimEnd() + "\n") : `${current.trimEnd()}\n\n${section}`);
+await writeSection("HTTP", section);
 console.log(section);
