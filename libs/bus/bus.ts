@@ -72,6 +72,8 @@ export interface Bus {
   broadcast(subject: string, data: unknown): Promise<void>;
   /** Hears every broadcast on `subject` (NATS wildcards `*` and `>` allowed), in this process. */
   listen(subject: string, handler: BroadcastHandler): Subscription;
+  /** Runs each time the bus is connected again after losing its connection: broadcasts sent meanwhile were missed. */
+  onReconnect(listener: () => void): Subscription;
   /** True when the bus can carry messages right now. */
   healthy(): Promise<boolean>;
   close(): Promise<void>;

@@ -168,6 +168,11 @@ export class MemoryBus implements Bus {
     };
   }
 
+  /** The in-process bus is never disconnected. */
+  onReconnect(): Subscription {
+    return { stop: async () => {} };
+  }
+
   async healthy() {
     return !this.closed;
   }

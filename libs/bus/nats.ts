@@ -58,6 +58,8 @@ export class NatsBus implements Bus {
   readonly kind = "nats" as const;
   private js: JetStreamClient;
   private payloads: Promise<ObjectStore> | undefined;
+  private readonly reconnectListeners = new Set<() => void>();
+  private watchingStatus = false;
   private streamReady: Promise<void> | undefined;
   /** Payloads above this many bytes travel through the object store. */
   private readonly spillBytes: number;
@@ -325,6 +327,26 @@ export class NatsBus implements Bus {
       },
     });
     return { stop: async () => sub.unsubscribe() };
+  }
+
+  onReconnect(listener: () => void): Subscription {
+    this.reconnectListeners.add(listener);
+    if (!this.watchingStatus) {
+      this.watchingStatus = true;
+      void (async () => {
+        for await (const s of this.nc.status()) {
+          if (s.type !== "reconnect") continue;
+          for (const l of this.reconnectListeners) {
+            try {
+              l();
+            } catch (err) {
+              this.opts.log.error({ err }, "reconnect listener failed");
+            }
+          }
+        }
+      })().catch(() => {});
+    }
+    return { stop: async () => void this.reconnectListeners.delete(listener) };
   }
 
   async healthy() {

@@ -72,12 +72,22 @@ export class AccountsService {
     return { caller: this.cache.setFound(hash, caller) ? caller : null };
   }
 
-  /** Follows revocations made by any gateway process, this one included. */
+  /**
+   * Follows revocations made by any gateway process, this one included. A revocation broadcast while this process
+   * was disconnected from the bus is lost, so on reconnecting it forgets every cached lookup.
+   */
   listen(bus: Bus): Subscription {
-    return bus.listen(keyRevokedSubject, (data) => {
+    const revocations = bus.listen(keyRevokedSubject, (data) => {
       const keyId = (data as { keyId?: unknown }).keyId;
       if (typeof keyId === "string") this.cache.dropKey(keyId);
     });
+    const reconnects = bus.onReconnect(() => this.invalidate());
+    return {
+      stop: async () => {
+        await revocations.stop();
+        await reconnects.stop();
+      },
+    };
   }
 
   /** Forgets a revoked key here at once, then tells every other gateway process. */
@@ -86,7 +96,7 @@ export class AccountsService {
     await bus.broadcast(keyRevokedSubject, { keyId });
   }
 
-  /** Forgets every cached lookup (after seeding). */
+  /** Forgets every cached lookup (after seeding, and after a bus reconnect). */
   invalidate() {
     this.cache.clear();
   }
