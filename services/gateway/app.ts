@@ -237,9 +237,10 @@ export function createGatewayApp(deps: GatewayDeps) {
   return app;
 }
 
-/** A route's schemas (its own copies) and its description, for the live app and for the document alike. */
+/** True for a schema marked `t.Optional` (an operation whose whole body may be left out). */
 const isOptionalSchema = (s: object): boolean => (s as Record<symbol, unknown>)[OptionalKind] === "Optional";
 
+/** A route's schemas (its own copies) and its description, for the live app and for the document alike. */
 function routeOptions(name: OperationName, op: Operation) {
   const subject = subjectOf(name);
   return {

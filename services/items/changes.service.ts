@@ -39,11 +39,10 @@ export class ChangesService {
     const limit = q.limit ?? 200;
     const filters = await this.filtersOf(caller, q);
     let from = q.cursor !== undefined ? decodeCursor(q.cursor, accountId) : 0;
+    const since = q.cursor === undefined ? parseTime("updated_since", q.updated_since) : undefined;
     // Read your own writes: events committed before this request get their positions now.
     await this.relay.assign();
-    if (q.cursor === undefined && q.updated_since !== undefined) {
-      from = await this.log.positionBefore(accountId, parseTime("updated_since", q.updated_since)! * 1000);
-    }
+    if (since !== undefined) from = await this.log.positionBefore(accountId, since * 1000);
     const { picked, last, hasMore } = await this.scan(accountId, from, limit, filters);
     const page = await this.withItems(caller, picked, filters, q.include === "content");
     const cut = page.length < picked.length;
