@@ -6,3 +6,6 @@ export * from "./events.ts";
 export const apiVersion = "2026-08-24";
 export const documentVersion = "0.1.0";
 export * from "./slug.ts";
+export * from "./notes.ts";
+export * from "./projects.ts";
+export * from "./internal.ts";

@@ -36,6 +36,11 @@ export interface Operation {
   response: TSchema;
   /** Set when the reply is not JSON: the handler returns a RawReply with this content type. */
   produces?: string;
+  /**
+   * Media types the route may answer instead of JSON when the request's Accept header asks for one of them: the
+   * gateway passes the chosen type as `accept` and the handler returns a RawReply for it.
+   */
+  alternates?: readonly string[];
 }
 
 /** What a handler returns for a non-JSON operation. Bytes travel base64-encoded over the bus. */
@@ -67,9 +72,15 @@ export type InputOf<O extends Operation> = {
   params: StaticOr<O["params"], Record<string, never>>;
   query: StaticOr<O["query"], Record<string, never>>;
   body: StaticOr<O["body"], undefined>;
+  /** One of the operation's `alternates`, when the request's Accept header chose it. */
+  accept?: string;
 };
 
-export type OutputOf<O extends Operation> = O["produces"] extends string ? RawReply : Static<O["response"]>;
+export type OutputOf<O extends Operation> = O["produces"] extends string
+  ? RawReply
+  : O["alternates"] extends readonly string[]
+    ? Static<O["response"]> | RawReply
+    : Static<O["response"]>;
 
 export interface HandlerContext {
   caller: Caller | null;

@@ -3,7 +3,9 @@
 import { t } from "elysia";
 import { changesOperations } from "./changes.ts";
 import { clientOperations } from "./clients.ts";
+import { noteOperationsTable } from "./notes.ts";
 import { op } from "./operation.ts";
+import { projectOperations } from "./projects.ts";
 import { webhookOperations } from "./webhooks.ts";
 import {
   Collection,
@@ -404,6 +406,8 @@ export const operations = {
   ...changesOperations,
   ...clientOperations,
   ...webhookOperations,
+  ...noteOperationsTable,
+  ...projectOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -118,6 +118,11 @@ export const Item = t.Object({
   highlights: t.Optional(t.Array(Highlight)),
   collectionIds: t.Array(t.String()),
   source: t.Nullable(t.String()),
+  connectedNotes: t.Optional(
+    t.Array(t.Object({ id: t.String(), title: t.String(), relation: t.String(), linkId: t.String() }), {
+      description: "single item reads only, for keys holding notes.read: the notes that link this item",
+    }),
+  ),
 });
 
 export const SyncResponse = t.Object({

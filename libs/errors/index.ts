@@ -12,6 +12,7 @@ export const errorStatus = {
   not_found: 404,
   revision_conflict: 409,
   endpoint_inactive: 409,
+  invalid_state: 409,
   payload_too_large: 413,
   range_too_large: 413,
   unsupported_media_type: 415,

@@ -190,7 +190,8 @@ export function createGatewayApp(deps: GatewayDeps) {
       op.path,
       async (ctx: any) => {
         const requestId: string = ctx.requestId;
-        const input = { params: ctx.params ?? {}, query: ctx.query ?? {}, body: ctx.body };
+        const accept = op.alternates && chooseAlternate(op.alternates, ctx.request.headers.get("accept"));
+        const input = { params: ctx.params ?? {}, query: ctx.query ?? {}, body: ctx.body, ...(accept ? { accept } : {}) };
         const refused = checkText(op, input);
         if (refused) throw refused;
         let reply: unknown;
@@ -204,10 +205,10 @@ export function createGatewayApp(deps: GatewayDeps) {
           if (ctx.caller) headers[callerHeader] = headerOf(ctx.caller);
           const json = await bus.requestJson(subject, input, { timeoutMs: config.requestTimeoutMs, headers });
           // The service's JSON goes out as it came: no parse, no re-encode (unless checking it against the contract).
-          if (!op.produces && !config.validateResponses) return jsonResponse(json, ctx.set.headers);
+          if (!op.produces && !accept && !config.validateResponses) return jsonResponse(json, ctx.set.headers);
           reply = JSON.parse(json);
         }
-        if (op.produces) return rawResponse(reply as RawReply, ctx.set.headers);
+        if (op.produces || accept) return rawResponse(reply as RawReply, ctx.set.headers);
         return reply;
       },
       routeOptions(name, op) as never,
@@ -268,6 +269,17 @@ function withHeaders(set: Record<string, unknown>, extra: Record<string, string>
   for (const [k, v] of Object.entries(set)) if (typeof v === "string") out.set(k, v);
   for (const [k, v] of Object.entries(extra)) out.set(k, v);
   return out;
+}
+
+/** The alternate media type an Accept header names (before any JSON it also names), or undefined for JSON. */
+function chooseAlternate(alternates: readonly string[], header: string | null): string | undefined {
+  if (!header) return undefined;
+  const wanted = header.split(",").map((part) => part.split(";")[0]!.trim().toLowerCase());
+  for (const type of wanted) {
+    if (type === "application/json" || type === "*/*") return undefined;
+    if (alternates.includes(type)) return type;
+  }
+  return undefined;
 }
 
 function rawResponse(reply: RawReply, headers: Record<string, unknown>): Response {

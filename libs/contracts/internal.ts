@@ -1,0 +1,59 @@
+// Requests one service makes of another over the bus (not HTTP routes): the subjects and their payloads. Each is
+// sent with the original caller's header, so the answering service applies that caller's account and scope.
+
+/** Items answers what it knows of some items (and highlights) of the caller: missing or out-of-scope ones are left out. */
+export const itemRefsSubject = "items.internal.itemRefs";
+
+export interface ItemRefsRequest {
+  itemIds: string[];
+  highlightIds?: string[];
+  /** Bytes of each item's Markdown to add as `excerpt` (cut on a character boundary); 0 or absent: none. */
+  contentBytes?: number;
+  /** The item's first highlights to add to each item (0-5). */
+  highlightsPerItem?: number;
+}
+
+export interface ItemRef {
+  id: string;
+  title: string;
+  url: string;
+  status: string;
+  tags: string[];
+  createdAt: number;
+  excerpt?: string;
+  contentTruncated?: boolean;
+  highlights: HighlightRef[];
+}
+
+export interface HighlightRef {
+  id: string;
+  itemId: string;
+  text: string;
+  note: string;
+}
+
+export interface ItemRefsReply {
+  items: ItemRef[];
+  highlights: HighlightRef[];
+}
+
+/** Notes answers which of the caller's notes link an item (for GET /api/items/:id). */
+export const itemNotesSubject = "notes.internal.itemNotes";
+
+export interface ItemNotesRequest {
+  itemId: string;
+}
+
+export interface ItemNotesReply {
+  notes: { id: string; title: string; relation: string; linkId: string }[];
+}
+
+/** Published (at least once) by items after a tag is deleted; notes removes it from every note of the account. */
+export const tagDeletedSubject = "tag.deleted";
+
+export interface TagDeletedEvent {
+  id: string;
+  accountId: string;
+  slug: string;
+  deletedAt: number;
+}
