@@ -118,6 +118,23 @@ if ("skip" in backing) {
       expect((await call(topo.url, "/api/items", { key: "wrong-key-0123456789" })).status).toBe(401);
     });
 
+    test("notes across processes: 30 parallel appends and 20 conflicting replaces keep revisions dense and lose nothing", async () => {
+      const created = await call(topo.url, "/api/notes", { method: "POST", json: { title: "Distributed", bodyMarkdown: "" } });
+      expect(created.status).toBe(200);
+      const id = created.body.note.id;
+      const appends = await Promise.all(Array.from({ length: 30 }, (_, i) => call(topo.url, `/api/notes/${id}/append`, { method: "POST", json: { bodyMarkdown: `dist-${i}` } })));
+      expect(appends.map((r) => r.status)).toEqual(Array(30).fill(200));
+      expect(appends.map((r) => r.body.revision.revisionNumber).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 2));
+      const replaces = await Promise.all(Array.from({ length: 20 }, (_, i) => call(topo.url, `/api/notes/${id}`, { method: "PATCH", json: { expectedRevision: 31, title: `t${i}` } })));
+      expect(replaces.filter((r) => r.status === 200)).toHaveLength(1);
+      expect(replaces.filter((r) => r.status === 409 && r.body.currentRevision === 32)).toHaveLength(19);
+      const note = (await call(topo.url, `/api/notes/${id}`)).body.note;
+      expect(note.currentRevision).toBe(32);
+      for (let i = 0; i < 30; i++) expect(note.bodyMarkdown).toContain(`dist-${i}`);
+      const history = (await call(topo.url, `/api/notes/${id}/history?limit=200`)).body;
+      expect(history.revisions.map((r: any) => r.revisionNumber)).toEqual(Array.from({ length: 32 }, (_, i) => 32 - i));
+    });
+
     test("a stopped service shows in health and answers 503; started again, it serves again", async () => {
       const items = topo.procs.get("items")!;
       items.kill("SIGTERM");

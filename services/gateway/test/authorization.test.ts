@@ -2,7 +2,7 @@
 // Who may call what: every role against every operation of the contract, each cell's status asserted.
 //   401: a revoked key, or none (on every operation that needs a credential);
 //   403: a missing permission: client keys on the personal-only permissions, read-only keys on anything but GET
-//        and on source settings;
+//        and on source settings, scoped keys on notes and projects;
 //   404: another account's resource, or an item outside a scoped key's scope (never 403);
 //   otherwise allowed: 200.
 // The table of sample requests is keyed by operation name: an operation added to the contract without a sample
@@ -42,6 +42,10 @@ interface Target {
   collectionId: string;
   clientId: string;
   webhookId: string;
+  noteId: string;
+  archivedNoteId: string;
+  projectId: string;
+  linkId: string;
   n: number;
 }
 
@@ -62,7 +66,12 @@ async function target(inside: boolean): Promise<Target> {
   const clientId = (await createClient(trove, { name: `matrix ${n}` })).id;
   // Port 9 (discard) on loopback: deliveries to it fail at once, and no test waits for them.
   const webhookId = (await ok("/api/webhooks", { url: `http://127.0.0.1:9/matrix/${n}` })).endpoint.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, n };
+  const projectId = (await ok("/api/projects", { name: `matrix ${n}`, repositories: [`https://github.com/matrix/p${n}`] })).project.id;
+  const noteId = (await ok("/api/notes", { title: `matrix ${n}`, bodyMarkdown: "# Matrix\nParsers", project: projectId })).note.id;
+  const archivedNoteId = (await ok("/api/notes", { title: `archived ${n}` })).note.id;
+  await ok(`/api/notes/${archivedNoteId}/archive`, { expectedRevision: 1 });
+  const linkId = (await ok(`/api/notes/${noteId}/item-links`, { itemId })).link.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, noteId, archivedNoteId, projectId, linkId, n };
 }
 
 // ---- samples: one request per operation ------------------------------------------------------------------
@@ -124,6 +133,27 @@ const samples: Record<string, Sample> = {
   testWebhook: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
   rotateWebhookSecret: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
   listWebhookDeliveries: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
+  listNotes: { request: () => ({ query: { limit: "10" } }) },
+  createNote: { request: (t) => ({ body: { title: `matrix note ${t.n}` } }) },
+  searchNotes: { request: () => ({ query: { q: "parsers" } }) },
+  exportNotes: { request: () => ({}) },
+  getNote: { request: (t) => ({ params: { id: t.noteId } }), names: "resource" },
+  readNote: { request: (t) => ({ params: { id: t.noteId }, query: { view: "lines", lines: "1:2" } }), names: "resource" },
+  updateNote: { request: (t) => ({ params: { id: t.noteId }, body: { expectedRevision: 1, state: "done" } }), names: "resource" },
+  appendNote: { request: (t) => ({ params: { id: t.noteId }, body: { bodyMarkdown: "more" } }), names: "resource" },
+  archiveNote: { request: (t) => ({ params: { id: t.noteId }, body: { expectedRevision: 1 } }), names: "resource" },
+  restoreNote: { request: (t) => ({ params: { id: t.archivedNoteId }, body: { expectedRevision: 2 } }), names: "resource" },
+  noteHistory: { request: (t) => ({ params: { id: t.noteId } }), names: "resource" },
+  restoreNoteRevision: { request: (t) => ({ params: { id: t.noteId, revision: "1" }, body: { expectedRevision: 1 } }), names: "resource" },
+  createNoteItemLink: { request: (t) => ({ params: { id: t.noteId }, body: { itemId: t.itemId, relation: "example" } }), names: "resource" },
+  deleteNoteItemLink: { request: (t) => ({ params: { id: t.noteId, linkId: t.linkId } }), names: "resource" },
+  noteContext: { request: (t) => ({ params: { id: t.noteId } }), names: "resource" },
+  listProjects: { request: () => ({}) },
+  getProject: { request: (t) => ({ params: { id: t.projectId } }), names: "resource" },
+  createProject: { request: (t) => ({ body: { name: `matrix project ${t.n}` } }) },
+  updateProject: { request: (t) => ({ params: { id: t.projectId }, body: { state: "paused" } }), names: "resource" },
+  deleteProject: { request: (t) => ({ params: { id: t.projectId } }), names: "resource" },
+  contextBrief: { request: (t) => ({ query: { project: `github.com/matrix/p${t.n}` } }) },
 };
 
 // ---- the expected cell ---------------------------------------------------------------------------------------
@@ -134,6 +164,8 @@ function expected(role: Role, op: Operation, sample: Sample, outsideScope: boole
   if (op.permission === null) return 200;
   if (role === "revoked" || role === "noKey") return 401;
   if (clientRoles.has(role) && personalOnly.has(op.permission)) return 403;
+  // A tag or collection scope confines a client to part of the library; notes and projects are in no scope.
+  if (scopedRoles.has(role) && /^(notes|projects)\./.test(op.permission)) return 403;
   if (role === "readOnly" && (op.method !== "GET" || op.permission === "sources.write")) return 403;
   if (role === "otherAccount" && sample.names) return 404;
   if (outsideScope) return 404;

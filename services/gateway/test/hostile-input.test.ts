@@ -162,6 +162,10 @@ interface Fixtures {
   collectionId: string;
   webhookId: string;
   clientId: string;
+  noteId: string;
+  archivedNoteId: string;
+  projectId: string;
+  linkId: string;
   n: number;
 }
 
@@ -182,7 +186,12 @@ async function fixtures(): Promise<Fixtures> {
   // Port 9 (discard) on loopback: deliveries to it fail at once, and no test waits for them.
   const webhookId = (await ok("/api/webhooks", { url: `http://127.0.0.1:9/hostile/${n}` })).endpoint.id;
   const clientId = (await ok("/api/connected-clients", { name: `hostile ${n}` })).client.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, n };
+  const projectId = (await ok("/api/projects", { name: `hostile ${n}`, repositories: [`https://github.com/hostile/p${n}`] })).project.id;
+  const noteId = (await ok("/api/notes", { title: `hostile ${n}`, bodyMarkdown: "# Walk\nParsers turn text", project: projectId, tags: [tagSlug] })).note.id;
+  const archivedNoteId = (await ok("/api/notes", { title: `archived ${n}`, bodyMarkdown: "gone" })).note.id;
+  await ok(`/api/notes/${archivedNoteId}/archive`, { expectedRevision: 1 });
+  const linkId = (await ok(`/api/notes/${noteId}/item-links`, { itemId, relation: "evidence" })).link.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, noteId, archivedNoteId, projectId, linkId, n };
 }
 
 /** A request each operation answers 2xx; the hostile variants each change one thing in it. */
@@ -235,6 +244,52 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   rotateWebhookSecret: (f) => ({ params: { id: f.webhookId }, body: { revokePrevious: true } }),
   listWebhookDeliveries: (f) => ({ params: { id: f.webhookId }, query: { limit: "10", offset: "0", status: "pending" } }),
   itemChanges: (f) => ({ query: { updated_since: "0", tags: f.tagSlug, collection: f.collectionId, limit: "10", include: "content" } }),
+  // Writes guarded by expectedRevision carry a clientRequestId: the first variant that goes through is the write,
+  // and every later one (the closing baseline too) gets its receipt back instead of a 409.
+  listNotes: (f) => ({
+    query: { project: f.projectId, repository: `github.com/hostile/p${f.n}`, kind: "walk", state: "open", tags: f.tagSlug, archived: "any", include: "content", limit: "10", offset: "0" },
+  }),
+  createNote: (f) => ({
+    body: { title: "Walked", bodyMarkdown: "# Walked", kind: "walk", state: "open", tags: [f.tagSlug], project: f.projectId, repository: "github.com/hostile/notes", paths: ["src/"], properties: { a: 1 } },
+  }),
+  searchNotes: (f) => ({ query: { q: "parsers", project: f.projectId, kind: "walk", state: "open", tags: f.tagSlug, archived: "any", limit: "10", offset: "0" } }),
+  exportNotes: () => ({}),
+  getNote: (f) => ({ params: { id: f.noteId } }),
+  readNote: (f) => ({ params: { id: f.noteId }, query: { view: "search", q: "parsers", contextLines: "1", limit: "5", lines: "1:2", revision: "1" } }),
+  updateNote: (f) => ({
+    params: { id: f.noteId },
+    body: {
+      expectedRevision: 1,
+      title: "Retitled",
+      bodyMarkdown: "# Replaced",
+      tags: ["walked"],
+      project: f.projectId,
+      repository: "github.com/hostile/notes",
+      paths: ["docs/"],
+      kind: "walk",
+      state: "done",
+      properties: { b: 2 },
+      clientRequestId: "walk-update",
+    },
+  }),
+  appendNote: (f) => ({ params: { id: f.noteId }, body: { bodyMarkdown: "more", expectedRevision: 1, clientRequestId: "walk-append" } }),
+  archiveNote: (f) => ({ params: { id: f.noteId }, body: { expectedRevision: 1, clientRequestId: "walk-archive" } }),
+  restoreNote: (f) => ({ params: { id: f.archivedNoteId }, body: { expectedRevision: 2, clientRequestId: "walk-restore" } }),
+  noteHistory: (f) => ({ params: { id: f.noteId }, query: { include: "content", limit: "5", offset: "0" } }),
+  restoreNoteRevision: (f) => ({ params: { id: f.noteId, revision: "1" }, body: { expectedRevision: 1, clientRequestId: "walk-revision" } }),
+  createNoteItemLink: (f) => ({ params: { id: f.noteId }, body: { itemId: f.itemId, highlightId: f.highlightId, relation: "source", annotation: "why" } }),
+  deleteNoteItemLink: (f) => ({ params: { id: f.noteId, linkId: f.linkId } }),
+  noteContext: (f) => ({ params: { id: f.noteId }, query: { history: "true", content: "true", sourceLimit: "5", historyLimit: "5", contentBytes: "100" } }),
+  listProjects: () => ({ query: { includeArchived: "true", limit: "10", offset: "0" } }),
+  getProject: (f) => ({ params: { id: f.projectId } }),
+  // No repositories here: a variant that goes through would claim them, and the closing baseline would find them taken.
+  createProject: () => ({ body: { name: "Walked", description: "d", color: "#336699", state: "paused" } }),
+  updateProject: (f) => ({
+    params: { id: f.projectId },
+    body: { name: "Renamed", description: "d", color: "#abc", state: "completed", repositories: [`https://github.com/hostile/p${f.n}`] },
+  }),
+  deleteProject: (f) => ({ params: { id: f.projectId } }),
+  contextBrief: (f) => ({ query: { project: `https://github.com/hostile/p${f.n}.git`, path: "src/api/routes.ts", limit: "5" } }),
 };
 
 // ---- variants ------------------------------------------------------------------------------------------------
