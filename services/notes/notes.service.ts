@@ -335,15 +335,12 @@ export class NotesService {
     const count = note.current_revision;
     let revisions: (ReturnType<typeof revisionSummary> & { bodyMarkdown?: string })[] = rows.map(revisionSummary);
     if (q.include === "content" && rows.length > 0) {
-      const bodies = await this.bodiesOf(note.id, rows);
-      const kept: typeof revisions = [];
+      // The page ends early past the budget (sizes are known before any body is rebuilt).
       let size = 0;
-      for (const [i, r] of rows.entries()) {
-        if (kept.length > 0 && size + r.bytes > notePageBytes) break;
-        size += r.bytes;
-        kept.push({ ...revisions[i]!, bodyMarkdown: bodies.get(r.revision) ?? "" });
-      }
-      revisions = kept;
+      let fit = 0;
+      while (fit < rows.length && (fit === 0 || size + rows[fit]!.bytes <= notePageBytes)) size += rows[fit++]!.bytes;
+      const bodies = await this.bodiesOf(note.id, rows.slice(0, fit));
+      revisions = revisions.slice(0, fit).map((r) => ({ ...r, bodyMarkdown: bodies.get(r.revisionNumber) ?? "" }));
     }
     const end = offset + revisions.length;
     return { revisions, limit, offset, count, nextOffset: end < count ? end : null };
