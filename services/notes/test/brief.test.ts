@@ -35,7 +35,7 @@ async function age(id: string, secondsAgo: number) {
 }
 
 async function brief(query: Record<string, string | number>, key?: string) {
-  const res = await trove.api(`/api/context/brief?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`, { key });
+  const res = await trove.api(`/api/context/brief?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, { key });
   const text = await res.text();
   return { status: res.status, text, body: JSON.parse(text) };
 }
