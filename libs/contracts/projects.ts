@@ -7,7 +7,9 @@ import { Count, Id, IdParams, Int4, Limit, Offset, Timestamp } from "./schemas.t
 const Name = t.String({ minLength: 1, maxLength: 200 });
 const Description = t.String({ maxLength: 5000 });
 const Color = t.String({ pattern: "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$", description: "a hex color code: #rgb or #rrggbb" });
-const ProjectState = t.UnionEnum(["active", "paused", "completed"]);
+// A union of literals, not t.UnionEnum: Elysia gives an enum its first value as a default, which would turn every
+// PATCH without a state into state "active".
+const ProjectState = t.Union([t.Literal("active"), t.Literal("paused"), t.Literal("completed")]);
 const Repositories = t.Array(t.String({ minLength: 1, maxLength: 500 }), {
   maxItems: 50,
   description: "repository addresses (https://host/owner/name, git@host:owner/name.git, host/owner/name); one repository belongs to one live project",

@@ -13,6 +13,7 @@ export const errorStatus = {
   revision_conflict: 409,
   endpoint_inactive: 409,
   invalid_state: 409,
+  repository_claimed: 409,
   payload_too_large: 413,
   range_too_large: 413,
   unsupported_media_type: 415,

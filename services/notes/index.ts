@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { itemNotesSubject, type ItemNotesRequest } from "@trove/contracts";
 import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { AppError } from "@trove/errors";
+import { BriefRepository } from "./brief.repository.ts";
 import { BriefService } from "./brief.service.ts";
 import { ContextService } from "./context.service.ts";
 import { notesEndpoints } from "./endpoints.ts";
@@ -11,6 +12,7 @@ import { ExportService } from "./export.service.ts";
 import { LinksService } from "./links.service.ts";
 import { NotesRepository } from "./notes.repository.ts";
 import { NotesService } from "./notes.service.ts";
+import { ProjectsRepository } from "./projects.repository.ts";
 import { ProjectsService } from "./projects.service.ts";
 
 export const notesService: ServiceModule = {
@@ -18,10 +20,10 @@ export const notesService: ServiceModule = {
   schema: { name: "notes", migrations: join(import.meta.dir, "migrations") },
   async start(rt) {
     const db = rt.database.db;
-    const projects = new ProjectsService(db);
+    const projects = new ProjectsService(new ProjectsRepository(db));
     const links = new LinksService(db);
     const notes = new NotesService(new NotesRepository(db), projects, links);
-    const domain = { notes, links, projects, context: new ContextService(), exporter: new ExportService(), brief: new BriefService() };
+    const domain = { notes, links, projects, context: new ContextService(), exporter: new ExportService(), brief: new BriefService(new BriefRepository(db), projects) };
     const subs = serveOperations(rt.bus, "notes", notesEndpoints(domain), rt.log);
     // For GET /api/items/:id: which notes link an item.
     subs.push(
