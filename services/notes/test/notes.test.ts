@@ -177,7 +177,7 @@ describe("writes and receipts", () => {
 
 describe("PATCH semantics", () => {
   test("only supplied fields change; null clears project, repository, kind and state; [] removes every tag; properties touch nothing else", async () => {
-    const project = (await ok("/api/projects", { method: "POST", json: { name: "Patch semantics" } }).catch(() => null))?.project?.id ?? null;
+    const project: string = (await ok("/api/projects", { method: "POST", json: { name: "Patch semantics" } })).project.id;
     const id = (
       await create({
         title: "Meta",
@@ -186,7 +186,7 @@ describe("PATCH semantics", () => {
         state: "draft",
         tags: ["a", "b"],
         repository: "github.com/acme/patch",
-        ...(project ? { project } : {}),
+        project,
         properties: { keep: 1 },
       })
     ).note.id;
@@ -205,7 +205,7 @@ describe("PATCH semantics", () => {
       tagsRemoved: ["b", "c"],
       kind: { before: "plan", after: null },
       state: { before: "draft", after: null },
-      ...(project ? { project: { before: project, after: null } } : {}),
+      project: { before: project, after: null },
     });
     n = await note(id);
     expect(n).toMatchObject({ kind: null, state: null, repository: null, project: null, tags: [], bodyMarkdown: "body", title: "Meta", properties: { other: true } });
