@@ -1,7 +1,8 @@
 // Deleting a tag (items API) removes it from notes too: the tag.deleted event is consumed durably, so a notes
-// service that was down catches up. Each affected note gets a `metadata` revision (metadataDiff.tagsRemoved), made
-// under the note's row lock like any other write, so history stays true. At least once and idempotent: the
-// revision's clientRequestId is derived from the event, so a redelivered event writes nothing new.
+// service that was down catches up. Each note that carried the tag when it was deleted gets a `metadata` revision
+// (metadataDiff.tagsRemoved), made under the note's row lock like any other write, so history stays true; a note
+// given the tag again afterwards keeps it. At least once and idempotent: the revision's clientRequestId is derived
+// from the event, so a redelivered event writes nothing new.
 import { tagDeletedSubject, type Caller, type TagDeletedEvent } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import type { Logger } from "@trove/log";
@@ -31,12 +32,12 @@ export class TagRemoval {
       this.log.warn({ event: data }, "tag.deleted event without id, accountId or slug: ignored");
       return;
     }
-    const event = e as TagDeletedEvent;
+    const event = { ...(e as TagDeletedEvent), deletedAt: typeof e.deletedAt === "number" ? e.deletedAt : Date.now() };
     let removed = 0;
     // Keyset pages by id: a note whose write is replayed (it still carries a tag given back later) is passed, not
     // found again and again.
     for (let after = ""; ; ) {
-      const ids = await this.repo.notesWithTag(event.accountId, event.slug, after, page);
+      const ids = await this.repo.notesWithTag(event.accountId, event.slug, Math.floor(event.deletedAt / 1000), after, page);
       for (const id of ids) if (await this.removeFrom(event, id)) removed++;
       if (ids.length < page) break;
       after = ids.at(-1)!;

@@ -120,6 +120,27 @@ describe("attaching items", () => {
     expect(status).toBe(403);
     expect(body.error).toBe("forbidden");
   });
+  test("a note holds at most 1000 links: the next one answers 409, an existing one is still found", async () => {
+    const noteId = await newNote("Full");
+    const itemId = await saveItem();
+    const first = (await link(noteId, { itemId })).body.link;
+    // 999 more, written straight to the table (a large fixture; each would otherwise be one request).
+    const account = (await trove.db.selectFrom("notes.notes").select("account_id").where("id", "=", noteId).executeTakeFirstOrThrow()).account_id;
+    const rows = Array.from({ length: 999 }, (_, i) => ({
+      id: `fixture-${noteId}-${i}`,
+      account_id: account,
+      note_id: noteId,
+      item_id: `fixture-item-${i}`,
+      relation: "source",
+      annotation: "",
+      created_at: 1,
+    }));
+    await trove.db.insertInto("notes.item_links").values(rows).execute();
+    const { status, body } = await link(noteId, { itemId, relation: "example" });
+    expect(status).toBe(409);
+    expect(body).toMatchObject({ error: "invalid_state", limit: 1000 });
+    expect((await link(noteId, { itemId })).body).toEqual({ link: first, existing: true });
+  });
 });
 
 describe("removing links", () => {

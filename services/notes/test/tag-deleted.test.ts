@@ -69,6 +69,17 @@ describe("deleting a tag", () => {
     expect((await ok(`/api/notes/${id}`)).note).toMatchObject({ tags: ["other", "twice"], currentRevision: 3 });
   });
 
+  test("a late event leaves the tag on a note that was given it after the deletion", async () => {
+    const id = await newNote("Tagged later", ["later"]);
+    const account = (await trove.db.selectFrom("notes.notes").select("account_id").where("id", "=", id).executeTakeFirstOrThrow()).account_id;
+    // An event for a deletion a minute ago, delivered only now (a consumer that was behind).
+    const eventId = crypto.randomUUID();
+    await trove.bus.publish(tagDeletedSubject, { id: eventId, accountId: account, slug: "later", deletedAt: Date.now() - 60_000 }, { id: eventId });
+    await eventually(() => handled(trove, "later").length === 1);
+    expect(handled(trove, "later")[0]).toMatchObject({ eventId, notesChanged: 0 });
+    expect((await ok(`/api/notes/${id}`)).note).toMatchObject({ tags: ["later"], currentRevision: 1 });
+  });
+
   test("many notes carrying the tag are all changed (walked in pages)", async () => {
     await ok("/api/tags", { method: "POST", json: { name: "bulk" } });
     const ids: string[] = [];
