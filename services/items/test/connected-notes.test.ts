@@ -40,7 +40,7 @@ describe("connected notes on an item read", () => {
 
     const item = await ok(`/api/items/${itemId}`);
     expect(item.id).toBe(itemId);
-    expect([...item.connectedNotes].sort((x: { id: string }, y: { id: string }) => x.title.localeCompare(y.title))).toEqual([
+    expect([...item.connectedNotes].sort((x: { title: string }, y: { title: string }) => x.title.localeCompare(y.title))).toEqual([
       { id: log, title: "Log", relation: "source", linkId: b.id },
       { id: plan, title: "Plan ✎", relation: "evidence", linkId: a.id },
     ]);
