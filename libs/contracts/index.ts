@@ -9,3 +9,4 @@ export * from "./slug.ts";
 export * from "./notes.ts";
 export * from "./projects.ts";
 export * from "./internal.ts";
+export * from "./permissions.ts";

@@ -131,8 +131,12 @@ export const ItemSource = t.Object({
   highlightId: t.Nullable(t.String()),
   relation: Relation,
   annotation: t.String(),
-  available: t.Boolean({ description: "false when the item is gone or archived (reason says which)" }),
-  reason: t.Optional(t.UnionEnum(["missing", "archived", "highlight_missing"])),
+  available: t.Boolean({ description: "false when the item is gone or archived, or could not be asked about (reason says which)" }),
+  reason: t.Optional(
+    t.UnionEnum(["missing", "archived", "highlight_missing", "unavailable"], {
+      description: "missing: no such item for this key; archived; highlight_missing: the linked highlight is gone; unavailable: the items service did not answer",
+    }),
+  ),
   item: t.Optional(
     t.Object({
       id: t.String(),

@@ -24,6 +24,11 @@ export function readCaller(meta: RequestMeta): Caller | null {
   return raw ? (JSON.parse(raw) as Caller) : null;
 }
 
+/** Headers for a request one service makes of another on behalf of its caller (the other applies its scope). */
+export function callerHeaders(caller: Caller, requestId?: string): Record<string, string> {
+  return { [callerHeader]: JSON.stringify(caller), ...(requestId ? { [requestIdHeader]: requestId } : {}) };
+}
+
 export function serveOperations<S extends ServiceName>(bus: Bus, service: S, handlers: HandlerTable<S>, log: Logger): Subscription[] {
   return (Object.keys(handlers) as OperationName[]).map((name) => {
     if (operations[name].service !== service) throw new Error(`${name} belongs to ${operations[name].service}, not ${service}`);

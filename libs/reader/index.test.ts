@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { AppError } from "@trove/errors";
-import { overview, searchWindows, sliceLines } from "./index.ts";
+import { cutBytes, overview, searchWindows, sliceLines } from "./index.ts";
 
 const doc = ["# Title", "", "Intro line", "```md", "# not a heading", "```", "## Part two", "needle here", "more", "### Deep", "end needle"].join("\n");
 
@@ -69,5 +69,24 @@ describe("searchWindows", () => {
     expect(lines).toBeLessThanOrEqual(200);
     expect(bytes).toBeLessThanOrEqual(16 * 1024);
     expect(r.truncated).toBe(true);
+  });
+});
+
+describe("cutBytes", () => {
+  test("cuts on a character boundary, never past the limit", () => {
+    const text = "aé🍮b".repeat(50);
+    for (let max = 0; max <= 120; max++) {
+      const { text: cut, truncated } = cutBytes(text, max);
+      expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(max);
+      expect(Buffer.byteLength(cut)).toBeGreaterThan(max - 4);
+      expect(text.startsWith(cut)).toBe(true);
+      expect(truncated).toBe(true);
+    }
+  });
+
+  test("a text that fits is kept whole", () => {
+    expect(cutBytes("héllo", 6)).toEqual({ text: "héllo", truncated: false });
+    expect(cutBytes("héllo", 5)).toEqual({ text: "héll", truncated: true });
+    expect(cutBytes("", 0)).toEqual({ text: "", truncated: false });
   });
 });

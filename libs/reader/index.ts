@@ -17,6 +17,18 @@ export interface Heading {
   line: number;
 }
 
+/** The longest start of `text` within `maxBytes` UTF-8 bytes, cut on a character boundary. */
+export function cutBytes(text: string, maxBytes: number): { text: string; truncated: boolean } {
+  // Every character is at least one byte: a short enough string needs no encoding to know it fits.
+  if (text.length * 3 <= maxBytes) return { text, truncated: false };
+  const buf = Buffer.from(text, "utf8");
+  if (buf.length <= maxBytes) return { text, truncated: false };
+  let end = Math.max(0, maxBytes);
+  // Back off continuation bytes (10xxxxxx) to the start of the character the limit falls in.
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  return { text: buf.subarray(0, end).toString("utf8"), truncated: true };
+}
+
 export function splitLines(markdown: string): string[] {
   return markdown === "" ? [] : markdown.split(/\r?\n/);
 }

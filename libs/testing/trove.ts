@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Kysely } from "kysely";
 import type { BlobStore } from "@trove/blobs";
 import { dropNatsNamespace, type Bus } from "@trove/bus";
+import type { ServiceName } from "@trove/contracts";
 import { parseConfig } from "@trove/config";
 import { startHost, type Runtime } from "@trove/host";
 import { createLogger } from "@trove/log";
@@ -47,7 +48,15 @@ export interface TestTrove {
   stop(): Promise<void>;
 }
 
-export async function startTrove(env: Record<string, string> = {}): Promise<TestTrove> {
+export interface StartTroveOptions {
+  /**
+   * Services not to start (say, to show that another catches up once it runs): start one later on the shared
+   * runtime with `migrateModules([svc], trove.runtime.database)` then `svc.start(trove.runtime)`.
+   */
+  without?: ServiceName[];
+}
+
+export async function startTrove(env: Record<string, string> = {}, opts: StartTroveOptions = {}): Promise<TestTrove> {
   const stack = testStack();
   const dataDir = mkdtempSync(join(tmpdir(), "trove-test-"));
   const prefix = `t${crypto.randomUUID().slice(0, 8)}`;
@@ -73,7 +82,7 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Test
     },
   });
   const lookups: string[] = [];
-  const host = await startHost(allServices, {
+  const host = await startHost(opts.without ? allServices.filter((m) => !opts.without!.includes(m.name)) : allServices, {
     config,
     log,
     database: stack === "embedded" ? await freshPglite() : undefined,

@@ -34,7 +34,7 @@ export const itemsEndpoints = (d: ItemsDomain): HandlerTable<"items"> => ({
   ingest: ({ body }, ctx) => d.ingest.ingest(who(ctx.caller), body),
   listItems: ({ query }, ctx) => d.items.list(who(ctx.caller), query, query.include === "content"),
   feed: ({ query }, ctx) => d.items.feed(who(ctx.caller), query),
-  getItem: ({ params }, ctx) => d.items.get(who(ctx.caller), params.id),
+  getItem: ({ params }, ctx) => d.items.get(who(ctx.caller), params.id, ctx.requestId),
   updateItem: ({ params, body }, ctx) => d.items.update(who(ctx.caller), params.id, body),
   archiveItems: ({ body }, ctx) => d.items.archive(who(ctx.caller), body.ids),
   markProcessed: ({ body }, ctx) => d.items.markProcessed(who(ctx.caller), body.ids),

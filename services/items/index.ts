@@ -1,10 +1,13 @@
 // The items service: saved pages, their content, tags, collections, highlights, media and the item event outbox.
 import { join } from "node:path";
+import { itemRefsSubject } from "@trove/contracts";
+import { AppError } from "@trove/errors";
 import { poolExtractor } from "@trove/extract";
-import { serveOperations, type ServiceModule } from "@trove/host";
+import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { CollectionsRepository } from "./collections.repository.ts";
 import { CollectionsService } from "./collections.service.ts";
 import { ChangesService } from "./changes.service.ts";
+import { ConnectedNotes } from "./connected-notes.ts";
 import { itemsEndpoints } from "./endpoints.ts";
 import { EventLogRepository } from "./event-log.repository.ts";
 import { HighlightsRepository } from "./highlights.repository.ts";
@@ -14,7 +17,11 @@ import { ItemsRepository } from "./items.repository.ts";
 import { ItemsService } from "./items.service.ts";
 import { MediaRepository } from "./media.repository.ts";
 import { MediaService } from "./media.service.ts";
+import { RefsRepository } from "./refs.repository.ts";
+import { RefsService } from "./refs.service.ts";
 import { EventRelay } from "./relay.ts";
+import { TagDeletionsRepository } from "./tag-deletions.repository.ts";
+import { TagDeletionPublisher } from "./tag-deletions.ts";
 import { TagsRepository } from "./tags.repository.ts";
 import { TagsService } from "./tags.service.ts";
 import { UsageService } from "./usage.service.ts";
@@ -28,10 +35,12 @@ export const itemsService: ServiceModule = {
     const relay = new EventRelay(eventLog, rt.bus, rt.log);
     const itemsRepo = new ItemsRepository(db, () => relay.poke());
     const usage = new UsageService(itemsRepo);
-    const tags = new TagsService(new TagsRepository(db), itemsRepo, rt.bus, rt.log);
+    const tagDeletions = new TagDeletionPublisher(new TagDeletionsRepository(db), rt.bus, rt.log);
+    const tags = new TagsService(new TagsRepository(db), itemsRepo, tagDeletions);
     const collections = new CollectionsService(new CollectionsRepository(db));
     const media = new MediaService(new MediaRepository(db), itemsRepo, rt.blobs, rt.log);
-    const items = new ItemsService(itemsRepo, tags, collections, media);
+    const items = new ItemsService(itemsRepo, tags, collections, media, new ConnectedNotes(rt.bus, rt.log));
+    const refs = new RefsService(itemsRepo, new RefsRepository(db));
     const highlights = new HighlightsService(new HighlightsRepository(db), itemsRepo);
     const ingest = new IngestService(
       itemsRepo,
@@ -48,13 +57,23 @@ export const itemsService: ServiceModule = {
     );
     const changes = new ChangesService(itemsRepo, eventLog, relay, tags, collections);
     const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage, changes }), rt.log);
+    // For the notes service (item links, note context): what the caller may see of some items and highlights.
+    subs.push(
+      rt.bus.serve(itemRefsSubject, (payload, meta) => {
+        const caller = readCaller(meta);
+        if (!caller) throw new AppError("unauthorized", "no caller");
+        return refs.itemRefs(caller, payload);
+      }),
+    );
     relay.start();
+    tagDeletions.start();
     return {
       stop: async () => {
         for (const s of subs) await s.stop();
         await ingest.drain();
         // Last: what the drained captures wrote still goes out.
         await relay.stop();
+        await tagDeletions.stop();
       },
     };
   },

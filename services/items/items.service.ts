@@ -5,6 +5,7 @@ import { AppError } from "@trove/errors";
 import { nowSeconds } from "@trove/db";
 import { overview, searchWindows, sliceLines } from "@trove/reader";
 import type { CollectionsService } from "./collections.service.ts";
+import type { ConnectedNotes } from "./connected-notes.ts";
 import { changeEvents, itemEvent, scopeOf, type Scope } from "./events.ts";
 import type { ItemFilter, ItemRow, ItemsRepository, Page } from "./items.repository.ts";
 import type { MediaService } from "./media.service.ts";
@@ -43,12 +44,18 @@ export class ItemsService {
     private readonly tags: TagsService,
     private readonly collections: CollectionsService,
     private readonly media: MediaService,
+    private readonly connected?: ConnectedNotes,
   ) {}
 
-  async get(caller: Caller, id: string): Promise<ItemDto> {
+  async get(caller: Caller, id: string, requestId?: string): Promise<ItemDto> {
+    // Asked while the item is read (it never rejects): the notes service's time overlaps the database's.
+    const notes = this.connected?.of(caller, id, requestId);
     const row = await this.repo.getById(caller.accountId, id, { content: true, highlights: true, scope: caller.scope });
     if (!row) throw new AppError("not_found", "item not found");
-    return toItem(row, true);
+    const item = toItem(row, true);
+    const linked = await notes;
+    if (linked) item.connectedNotes = linked;
+    return item;
   }
 
   /** Translates the common list filters; an unknown collection matches nothing rather than failing. */

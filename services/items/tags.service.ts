@@ -1,13 +1,13 @@
 // Tag rules: slugs are stable (renaming keeps the slug), names or slugs are accepted anywhere a tag is named,
 // tags are created on first use. Deleting a tag unlinks it from items (with events) and tells the notes service.
-import type { Bus } from "@trove/bus";
 import type { Caller, TagDto } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
-import type { Logger } from "@trove/log";
 import { itemEvent, scopeOf } from "./events.ts";
 import type { ItemsRepository } from "./items.repository.ts";
 import { tagSlug } from "./slugs.ts";
+import { TagDeletionsRepository } from "./tag-deletions.repository.ts";
+import type { TagDeletionPublisher } from "./tag-deletions.ts";
 import { TagsRepository, type TagRow } from "./tags.repository.ts";
 
 const toDto = (t: TagRow, itemCount?: number): TagDto => ({
@@ -21,8 +21,7 @@ export class TagsService {
   constructor(
     private readonly repo: TagsRepository,
     private readonly items: ItemsRepository,
-    private readonly bus: Bus,
-    private readonly log: Logger,
+    private readonly deletions: TagDeletionPublisher,
   ) {}
 
   slugsOf(namesOrSlugs: string[]): string[] {
@@ -80,13 +79,11 @@ export class TagsService {
       await tx.addEvents(caller.accountId, events);
       await repo.delete(caller.accountId, tag.id);
       await tx.refreshLists(caller.accountId, itemIds);
+      // Announced with the deletion (the outbox): the notes service removes the tag from notes when it hears it.
+      await new TagDeletionsRepository(tx.kysely).add(caller.accountId, { id: newId(), slug, deletedAt: Date.now() });
       return rows.length;
     });
-    const eventId = newId();
-    // At least once after commit; the notes service removes the tag from notes when it sees this.
-    await this.bus
-      .publish("tag.deleted", { id: eventId, accountId: caller.accountId, slug, deletedAt: Date.now() }, { id: eventId })
-      .catch((err) => this.log.error({ err, slug }, "could not publish tag.deleted"));
+    this.deletions.poke();
     return { ok: true, slug, itemsUntagged };
   }
 

@@ -9,11 +9,14 @@ import { BriefService } from "./brief.service.ts";
 import { ContextService } from "./context.service.ts";
 import { notesEndpoints } from "./endpoints.ts";
 import { ExportService } from "./export.service.ts";
+import { LinksRepository } from "./links.repository.ts";
 import { LinksService } from "./links.service.ts";
+import { NoteTagsRepository } from "./note-tags.repository.ts";
 import { NotesRepository } from "./notes.repository.ts";
 import { NotesService } from "./notes.service.ts";
 import { ProjectsRepository } from "./projects.repository.ts";
 import { ProjectsService } from "./projects.service.ts";
+import { TagRemoval, tagConsumerFilter, tagConsumerName } from "./tag-removal.ts";
 
 export const notesService: ServiceModule = {
   name: "notes",
@@ -21,21 +24,32 @@ export const notesService: ServiceModule = {
   async start(rt) {
     const db = rt.database.db;
     const projects = new ProjectsService(new ProjectsRepository(db));
-    const links = new LinksService(db);
-    const notes = new NotesService(new NotesRepository(db), projects, links);
-    const domain = { notes, links, projects, context: new ContextService(), exporter: new ExportService(), brief: new BriefService(new BriefRepository(db), projects) };
+    const linksRepo = new LinksRepository(db);
+    const links = new LinksService(linksRepo, rt.bus);
+    const notesRepo = new NotesRepository(db);
+    const notes = new NotesService(notesRepo, projects, links);
+    const context = new ContextService(notes, notesRepo, linksRepo, rt.bus, rt.log);
+    const domain = { notes, links, projects, context, exporter: new ExportService(), brief: new BriefService(new BriefRepository(db), projects) };
     const subs = serveOperations(rt.bus, "notes", notesEndpoints(domain), rt.log);
     // For GET /api/items/:id: which notes link an item.
     subs.push(
       rt.bus.serve(itemNotesSubject, (payload, meta) => {
         const caller = readCaller(meta);
         if (!caller) throw new AppError("unauthorized", "no caller");
-        return links.forItem(caller, (payload as ItemNotesRequest).itemId);
+        return links.forItem(caller, (payload as ItemNotesRequest | null)?.itemId);
       }),
+    );
+    // A deleted tag leaves notes too. Idempotent, so retried for as long as the database is away; a long walk over
+    // many notes gets a long acknowledgement window (a redelivery meanwhile would only replay its writes).
+    const tagRemoval = new TagRemoval(notes, new NoteTagsRepository(db), rt.log);
+    const tagConsumer = await rt.bus.consume(
+      { durable: tagConsumerName, filter: tagConsumerFilter, ackWaitMs: 10 * 60_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000, 60_000] },
+      (event) => tagRemoval.handle(event.data),
     );
     return {
       stop: async () => {
         for (const s of subs) await s.stop();
+        await tagConsumer.stop();
       },
     };
   },

@@ -1,0 +1,28 @@
+// Which keys hold which permission: the one rule the gateway (403 on a route) and the services (what a reply may
+// show, like the notes connected to an item) both apply. Scope is enforced by the services, not here.
+import type { Caller, HttpMethod, Operation, Permission } from "./operation.ts";
+
+const personalOnly = new Set<Permission>(["clients.manage", "webhooks.manage", "changes.read"]);
+
+/**
+ * A key scoped to a tag or a collection confines its client to part of the library. Notes and projects belong to
+ * no scope, so such a key holds none of their permissions.
+ */
+const outsideAnyScope = new Set<Permission>(["notes.read", "notes.write", "projects.read", "projects.write"]);
+
+/** True when the key sees only part of the library (a tag or collection scope). */
+export const isScoped = (caller: Caller): boolean => !!caller.scope && ((caller.scope.tagSlugs?.length ?? 0) > 0 || !!caller.scope.collectionId);
+
+/** True when the caller may use `permission` with this HTTP method (read-only keys: GET only). */
+export function holds(caller: Caller, permission: Permission, method: HttpMethod): boolean {
+  if (caller.keyKind === "personal") return true;
+  if (personalOnly.has(permission)) return false;
+  if (isScoped(caller) && outsideAnyScope.has(permission)) return false;
+  if (caller.access === "read_only") return method === "GET" && permission !== "sources.write";
+  return true;
+}
+
+/** True when the caller may call the operation (403 otherwise). */
+export function permits(caller: Caller, op: Pick<Operation, "permission" | "method">): boolean {
+  return op.permission === null || holds(caller, op.permission, op.method);
+}

@@ -1,0 +1,148 @@
+// Real: every service in-process (PGlite + the in-process bus, or PostgreSQL + NATS/JetStream), driven over HTTP.
+// Deleting a tag through the items API publishes tag.deleted; the notes service consumes it durably and removes the
+// tag from every note of the account with a metadata revision. The last test runs a Trove whose notes service is
+// stopped while the tag is deleted, and started again on the same bus and database.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { tagDeletedSubject } from "@trove/contracts";
+import { migrateModules, type RunningService } from "@trove/host";
+import { itemsService } from "@trove/items";
+import { notesService } from "@trove/notes";
+import { bobKey, eventually, startTrove, type TestTrove } from "@trove/testing";
+
+let trove: TestTrove;
+beforeAll(async () => {
+  trove = await startTrove({ TROVE_RATE_LIMIT: "100000" });
+});
+afterAll(() => trove.stop());
+
+type Init = Parameters<TestTrove["api"]>[1];
+const ok = async (path: string, init?: Init, t = trove) => {
+  const res = await t.api(path, init);
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`${init?.method ?? "GET"} ${path} answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+};
+const newNote = async (title: string, tags: string[], key?: string, t = trove) => (await ok("/api/notes", { method: "POST", key, json: { title, tags } }, t)).note.id as string;
+const tagsOf = async (id: string, key?: string, t = trove) => (await ok(`/api/notes/${id}`, { key }, t)).note.tags as string[];
+const handled = (t: TestTrove, slug: string) => t.logs.filter((l) => l.msg === "tag.deleted handled" && l.slug === slug);
+
+describe("deleting a tag", () => {
+  test("removes it from every note of the account, archived ones too, each with a metadata revision", async () => {
+    await ok("/api/tags", { method: "POST", json: { name: "Field Work" } });
+    const a = await newNote("A", ["field-work", "keep"]);
+    const b = await newNote("B", ["Field Work"]);
+    const archived = await newNote("C", ["keep", "field-work"]);
+    await ok(`/api/notes/${archived}/archive`, { method: "POST", json: { expectedRevision: 1 } });
+    const untouched = await newNote("D", ["keep"]);
+    const bobs = await newNote("Bob's", ["field-work"], bobKey);
+
+    expect(await ok("/api/tags/field-work", { method: "DELETE" })).toMatchObject({ ok: true, slug: "field-work" });
+    await eventually(async () => (await tagsOf(a)).length === 1 && (await tagsOf(b)).length === 0 && (await tagsOf(archived)).length === 1);
+    expect(await tagsOf(a)).toEqual(["keep"]);
+    expect(await tagsOf(archived)).toEqual(["keep"]);
+    expect((await ok(`/api/notes/${archived}`)).note.archived).toBe(true);
+
+    const [latest] = (await ok(`/api/notes/${a}/history`)).revisions;
+    expect(latest).toMatchObject({ revisionNumber: 2, operation: "metadata", metadataDiff: { tagsAdded: [], tagsRemoved: ["field-work"] } });
+    expect((await ok(`/api/notes/${archived}/history`)).revisions[0]).toMatchObject({ revisionNumber: 3, operation: "metadata" });
+    // Other notes and other accounts are left alone.
+    expect((await ok(`/api/notes/${untouched}`)).note).toMatchObject({ tags: ["keep"], currentRevision: 1 });
+    expect((await ok(`/api/notes/${bobs}`, { key: bobKey })).note).toMatchObject({ tags: ["field-work"], currentRevision: 1 });
+    await eventually(() => handled(trove, "field-work").length === 1);
+    expect(handled(trove, "field-work")[0]).toMatchObject({ notesChanged: 3 });
+  });
+
+  test("an event delivered again writes nothing new, even on a note that got the tag back meanwhile", async () => {
+    await ok("/api/tags", { method: "POST", json: { name: "twice" } });
+    const id = await newNote("Twice", ["twice", "other"]);
+    await ok("/api/tags/twice", { method: "DELETE" });
+    await eventually(async () => !(await tagsOf(id)).includes("twice"));
+    await eventually(() => handled(trove, "twice").length === 1);
+    // The user puts the tag back on the note.
+    await ok(`/api/notes/${id}`, { method: "PATCH", json: { expectedRevision: 2, tags: ["other", "twice"] } });
+
+    // At least once: the same event again (a redelivery; a new bus message id, so the bus does not drop it).
+    const original = handled(trove, "twice")[0]!;
+    await trove.bus.publish(tagDeletedSubject, { id: original.eventId, accountId: original.account, slug: "twice", deletedAt: Date.now() }, { id: crypto.randomUUID() });
+    await eventually(() => handled(trove, "twice").length === 2);
+    expect(handled(trove, "twice")[1]).toMatchObject({ eventId: original.eventId, notesChanged: 0 });
+    expect((await ok(`/api/notes/${id}`)).note).toMatchObject({ tags: ["other", "twice"], currentRevision: 3 });
+  });
+
+  test("a late event leaves the tag on a note that was given it after the deletion", async () => {
+    const id = await newNote("Tagged later", ["later"]);
+    const account = (await trove.db.selectFrom("notes.notes").select("account_id").where("id", "=", id).executeTakeFirstOrThrow()).account_id;
+    // An event for a deletion a minute ago, delivered only now (a consumer that was behind).
+    const eventId = crypto.randomUUID();
+    await trove.bus.publish(tagDeletedSubject, { id: eventId, accountId: account, slug: "later", deletedAt: Date.now() - 60_000 }, { id: eventId });
+    await eventually(() => handled(trove, "later").length === 1);
+    expect(handled(trove, "later")[0]).toMatchObject({ eventId, notesChanged: 0 });
+    expect((await ok(`/api/notes/${id}`)).note).toMatchObject({ tags: ["later"], currentRevision: 1 });
+  });
+
+  test("many notes carrying the tag are all changed (walked in pages)", async () => {
+    await ok("/api/tags", { method: "POST", json: { name: "bulk" } });
+    const ids: string[] = [];
+    for (let i = 0; i < 230; i++) ids.push(await newNote(`Bulk ${i}`, ["bulk"]));
+    await ok("/api/tags/bulk", { method: "DELETE" });
+    await eventually(() => handled(trove, "bulk").length === 1, 60_000);
+    expect(handled(trove, "bulk")[0]).toMatchObject({ notesChanged: 230 });
+    const listed = await ok("/api/notes?tags=bulk&archived=any");
+    expect(listed.count).toBe(0);
+    expect((await ok(`/api/notes/${ids[229]}`)).note).toMatchObject({ tags: [], currentRevision: 2 });
+  }, 120_000);
+});
+
+describe("a notes service that was down", () => {
+  test("catches up on the tags deleted meanwhile", async () => {
+    const t = await startTrove({ TROVE_RATE_LIMIT: "100000" }, { without: ["notes"] });
+    let notes: RunningService | undefined;
+    try {
+      await migrateModules([notesService], t.runtime.database);
+      notes = await notesService.start(t.runtime);
+      await ok("/api/tags", { method: "POST", json: { name: "offline" } }, t);
+      const id = await newNote("Written before the outage", ["offline", "stays"], undefined, t);
+      await notes.stop();
+      notes = undefined;
+
+      // The notes service is down: the tag is still deleted (items does not wait for notes).
+      expect((await t.api(`/api/notes/${id}`)).status).toBe(503);
+      expect(await ok("/api/tags/offline", { method: "DELETE" }, t)).toMatchObject({ ok: true, slug: "offline" });
+      // Published while notes is down: the items outbox has sent it on (and nobody has consumed it yet).
+      await eventually(async () => (await t.db.selectFrom("items.tag_deletions").select("id").execute()).length === 0);
+      expect(handled(t, "offline")).toEqual([]);
+
+      notes = await notesService.start(t.runtime);
+      await eventually(async () => (await tagsOf(id, undefined, t)).length === 1, 15_000);
+      expect(await tagsOf(id, undefined, t)).toEqual(["stays"]);
+      expect((await ok(`/api/notes/${id}/history`, undefined, t)).revisions[0]).toMatchObject({
+        operation: "metadata",
+        metadataDiff: { tagsRemoved: ["offline"] },
+      });
+    } finally {
+      await notes?.stop();
+      await t.stop();
+    }
+  }, 60_000);
+});
+
+describe("the items side", () => {
+  test("an announcement a crash left unsent goes out when the items service starts", async () => {
+    const t = await startTrove({ TROVE_RATE_LIMIT: "100000" }, { without: ["items"] });
+    let items: RunningService | undefined;
+    try {
+      const id = await newNote("Tagged", ["crashed", "stays"], undefined, t);
+      const account = (await t.db.selectFrom("notes.notes").select("account_id").where("id", "=", id).executeTakeFirstOrThrow()).account_id;
+      // What a DELETE /api/tags/crashed committed just before the process died: the outbox row, never published.
+      await migrateModules([itemsService], t.runtime.database);
+      await t.db.insertInto("items.tag_deletions").values({ id: crypto.randomUUID(), account_id: account, slug: "crashed", deleted_at: Date.now() }).execute();
+      items = await itemsService.start(t.runtime);
+      await eventually(async () => (await tagsOf(id, undefined, t)).length === 1, 15_000);
+      expect(await tagsOf(id, undefined, t)).toEqual(["stays"]);
+      await eventually(async () => (await t.db.selectFrom("items.tag_deletions").select("id").execute()).length === 0);
+    } finally {
+      await items?.stop();
+      await t.stop();
+    }
+  }, 60_000);
+});
