@@ -24,9 +24,11 @@ const Paths = t.Array(t.String({ minLength: 1, maxLength: 500 }), {
   maxItems: 50,
   description: "repository paths the note is about (src/api/, docs/intro.md): the context brief ranks by them",
 });
-const Properties = t.Record(t.String({ maxLength: 200 }), t.Unknown(), {
-  description: "custom metadata (at most 64 KB as JSON); `description` (a string) is shown in the context brief",
-});
+// An object of any keys (t.Record lets a non-object through Elysia's body check).
+const Properties = t.Object(
+  {},
+  { additionalProperties: true, description: "custom metadata (at most 64 KB as JSON); `description` (a string) is shown in the context brief" },
+);
 const ClientRequestId = t.String({
   minLength: 1,
   maxLength: 200,

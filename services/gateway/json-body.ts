@@ -1,7 +1,8 @@
 // A request body is checked as parsed, before Elysia validates it. Elysia would validate a body that is not an
 // object (an array, a string, null) as `{}` when every field is optional, would turn the JSON string "12" into
 // 12 where the contract says integer, and fails with a 500 when it describes a deeply nested value in its error
-// (it stringifies the body recursively). Each of these answers 400 validation_failed naming the field instead.
+// (it stringifies the body recursively), and makes an object of a string or array given for one. Each of these
+// answers 400 validation_failed naming the field instead.
 import type { Operation } from "@trove/contracts";
 import type { AppError } from "@trove/errors";
 import { validationFailed } from "./errors.ts";
@@ -21,6 +22,11 @@ const isNumber = (s: Schema) => s.type === "integer" || s.type === "number";
 // Elysia rewrites a numeric schema in place into a union with a string of format integer/numeric.
 const isNumericString = (s: Schema) => s.type === "string" && (s.format === "integer" || s.format === "numeric");
 const numeric = (s: Schema) => isNumber(s) || (!!s.anyOf?.some(isNumber) && s.anyOf.every((m) => isNumber(m) || isNumericString(m) || m.type === "null"));
+
+// Elysia turns a string or array given for an object into an object of its characters ("x" -> {"0": "x"}).
+const isObject = (s: Schema) => s.type === "object";
+const objectOnly = (s: Schema) => isObject(s) || (!!s.anyOf?.some(isObject) && s.anyOf.every((m) => isObject(m) || m.type === "null"));
+const nullable = (s: Schema) => !!s.anyOf?.some((m) => m.type === "null");
 
 const member = (s: Schema | undefined, has: (m: Schema) => unknown) => (s && has(s) ? s : s?.anyOf?.find(has));
 
@@ -43,6 +49,9 @@ export function checkJsonBody(op: Operation, body: unknown, json: boolean): AppE
       return validationFailed("body", [{ path: path.split("/").slice(0, 2).join("/"), message: `nested more than ${maxBodyDepth} levels deep` }]);
     }
     if (json && typeof value === "string" && schema && numeric(schema)) issues.push({ path, message: "expected a number, not a string" });
+    else if (path !== "" && schema && objectOnly(schema) && (typeof value !== "object" || Array.isArray(value) || (value === null && !nullable(schema)))) {
+      issues.push({ path, message: "expected an object" });
+    }
     else if (Array.isArray(value)) {
       const items = member(schema, (m) => m.items)?.items;
       value.forEach((v, i) => stack.push({ value: v, schema: items, path: `${path}/${i}`, depth: depth + 1 }));

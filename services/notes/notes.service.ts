@@ -143,7 +143,9 @@ export class NotesService {
       });
     }
     const id = bareNoteId(rawId);
-    // Checked before the lock, so a lookup over the bus or a slow validation never holds it.
+    // Checked before the lock, so a lookup or a slow validation never holds it; another account's note is 404
+    // before anything about the request is judged.
+    if (w.metadata && !(await this.repo.get(caller.accountId, id, false))) throw new AppError("not_found", "note not found");
     const pending = w.metadata ? await this.metadataChecks(caller.accountId, w.metadata) : undefined;
     return this.repo.transaction(async (tx) => {
       const note = await tx.lock(caller.accountId, id);
