@@ -1,3 +1,4 @@
 export * from "./runtime.ts";
 export * from "./serve.ts";
 export * from "./process.ts";
+export * from "./pump.ts";

@@ -4,43 +4,32 @@
 // or events another replica wrote.
 import type { Bus } from "@trove/bus";
 import { itemEventSubject, type ItemEventMessage } from "@trove/contracts";
+import { Pump } from "@trove/host";
 import type { Logger } from "@trove/log";
 import type { EventLogRepository, LoggedEvent } from "./event-log.repository.ts";
 
 const publishBatch = 500;
 const idleMs = 1_000;
 const busyRetryMs = 500;
-const maxBackoffMs = 30_000;
 
 export class EventRelay {
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
-  private failures = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly pump: Pump;
 
   constructor(
     private readonly log: EventLogRepository,
     private readonly bus: Bus,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.pump = new Pump(() => this.run(), { log: logger, what: "event relay publishing" });
+  }
 
   start() {
-    this.poke();
+    this.pump.poke();
   }
 
   /** Something was committed: run now (or once more after the run in progress). */
   poke() {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    clearTimeout(this.timer);
-    this.running = this.run().finally(() => {
-      this.running = null;
-      if (this.again) this.poke();
-    });
+    this.pump.poke();
   }
 
   /** Events committed so far get positions (the change stream calls this first, to read its own writes). */
@@ -48,33 +37,19 @@ export class EventRelay {
     if (await this.log.hasUnpositioned()) await this.log.assignPositions();
   }
 
-  async stop() {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  stop() {
+    return this.pump.stop();
   }
 
-  private async run() {
-    this.again = false;
-    let next = idleMs;
-    try {
-      await this.assign();
-      for (;;) {
-        const n = await this.log.publishBatch(publishBatch, (events) => this.publish(events), Date.now());
-        if (n === -1) {
-          // Another replica is publishing; look again soon in case it stops before reaching our events.
-          next = busyRetryMs;
-          break;
-        }
-        if (n < publishBatch || this.stopped) break;
-      }
-      this.failures = 0;
-    } catch (err) {
-      this.failures++;
-      next = Math.min(maxBackoffMs, 250 * 2 ** this.failures);
-      this.logger.warn({ err, retryInMs: next }, "event relay could not publish; will retry");
+  /** Positions, then publishes in batches; the slow timer (idleMs) catches events another replica wrote. */
+  private async run(): Promise<number> {
+    await this.assign();
+    for (;;) {
+      const n = await this.log.publishBatch(publishBatch, (events) => this.publish(events), Date.now());
+      // Another replica is publishing; look again soon in case it stops before reaching our events.
+      if (n === -1) return busyRetryMs;
+      if (n < publishBatch || this.pump.stopped) return idleMs;
     }
-    if (!this.stopped && !this.again) this.timer = setTimeout(() => this.poke(), next);
   }
 
   private async publish(events: LoggedEvent[]) {
