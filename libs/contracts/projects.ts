@@ -15,6 +15,14 @@ const Repositories = t.Array(t.String({ minLength: 1, maxLength: 500 }), {
   description: "repository addresses (https://host/owner/name, git@host:owner/name.git, host/owner/name); one repository belongs to one live project",
 });
 
+/** What a create or a PATCH may set besides the name (all optional). */
+const projectFields = {
+  description: t.Optional(Description),
+  color: t.Optional(t.Nullable(Color)),
+  state: t.Optional(ProjectState),
+  repositories: t.Optional(Repositories),
+};
+
 export const Project = t.Object({
   id: t.String(),
   name: t.String(),
@@ -70,13 +78,7 @@ export const projectOperations = {
     permission: "projects.write",
     tag: "Projects",
     summary: "Create a project",
-    body: t.Object({
-      name: Name,
-      description: t.Optional(Description),
-      color: t.Optional(t.Nullable(Color)),
-      state: t.Optional(ProjectState),
-      repositories: t.Optional(Repositories),
-    }),
+    body: t.Object({ name: Name, ...projectFields }),
     response: t.Object({ project: Project }),
   }),
   updateProject: op({
@@ -87,13 +89,7 @@ export const projectOperations = {
     tag: "Projects",
     summary: "Change any of name, description, color, state, repositories",
     params: IdParams,
-    body: t.Object({
-      name: t.Optional(Name),
-      description: t.Optional(Description),
-      color: t.Optional(t.Nullable(Color)),
-      state: t.Optional(ProjectState),
-      repositories: t.Optional(Repositories),
-    }),
+    body: t.Object({ name: t.Optional(Name), ...projectFields }),
     response: t.Object({ project: Project }),
   }),
   deleteProject: op({

@@ -2,18 +2,9 @@
 // touches a note.
 import { sql, type Kysely } from "kysely";
 
-export interface NoteRow {
+export interface NoteRow extends NoteFields {
   id: string;
   account_id: string;
-  title: string;
-  kind: string | null;
-  state: string | null;
-  project_id: string | null;
-  repository: string | null;
-  repository_key: string | null;
-  paths: string[];
-  tags: string[];
-  properties: Record<string, unknown>;
   current_revision: number;
   bytes: number;
   line_count: number;
