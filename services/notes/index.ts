@@ -1,12 +1,13 @@
 // The notes service: notes with their revision history, item links, note context, the notes export, projects and
 // the context brief.
 import { join } from "node:path";
-import { itemNotesSubject, type ItemNotesRequest } from "@trove/contracts";
+import { itemNotesSubject, operations, type ItemNotesRequest } from "@trove/contracts";
 import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { AppError } from "@trove/errors";
 import { BriefService } from "./brief.service.ts";
 import { ContextService } from "./context.service.ts";
 import { notesEndpoints } from "./endpoints.ts";
+import { ExportRepository } from "./export.repository.ts";
 import { ExportService } from "./export.service.ts";
 import { LinksService } from "./links.service.ts";
 import { NotesRepository } from "./notes.repository.ts";
@@ -21,7 +22,8 @@ export const notesService: ServiceModule = {
     const projects = new ProjectsService(db);
     const links = new LinksService(db);
     const notes = new NotesService(new NotesRepository(db), projects, links);
-    const domain = { notes, links, projects, context: new ContextService(), exporter: new ExportService(), brief: new BriefService() };
+    const exporter = new ExportService(new ExportRepository(db), rt.blobs, rt.log, Math.max(rt.config.requestTimeoutMs, operations.exportNotes.timeoutMs));
+    const domain = { notes, links, projects, context: new ContextService(), exporter, brief: new BriefService() };
     const subs = serveOperations(rt.bus, "notes", notesEndpoints(domain), rt.log);
     // For GET /api/items/:id: which notes link an item.
     subs.push(
