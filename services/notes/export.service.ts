@@ -59,7 +59,9 @@ export class ExportService {
       }
       await Promise.all([archive.finalize(), stored]);
     } catch (err) {
+      // Destroyed, the archive's reader fails too: the store drops what it had written.
       archive.abort();
+      archive.destroy();
       await stored.catch(() => {});
       await this.blobs.delete(key).catch(() => {});
       throw err;
