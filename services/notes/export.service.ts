@@ -153,8 +153,7 @@ class ZipWriter {
   private failure: unknown;
   private waiting: { resolve(): void; reject(err: unknown): void } | undefined;
 
-  constructor(archive: ZipArchive) {
-    this.archive = archive;
+  constructor(private readonly archive: ZipArchive) {
     archive.on("entry", () => {
       this.processed++;
       this.wake();
@@ -162,8 +161,6 @@ class ZipWriter {
     archive.on("error", (err) => this.fail(err));
     archive.on("warning", (err) => this.fail(err));
   }
-
-  private readonly archive: ZipArchive;
 
   /** The store's write failing stops the export too (nothing reads the archive any more). */
   failWith(p: Promise<unknown>) {
