@@ -216,6 +216,8 @@ export const noteOperationsTable = {
     summary: "A ZIP of every note (current and archived), one Markdown file with YAML frontmatter each",
     response: t.String(),
     produces: "application/zip",
+    // The ZIP is complete before the reply: a large library takes longer than an ordinary request.
+    timeoutMs: 300_000,
   }),
   getNote: op({
     method: "GET",

@@ -41,14 +41,31 @@ export interface Operation {
    * gateway passes the chosen type as `accept` and the handler returns a RawReply for it.
    */
   alternates?: readonly string[];
+  /** How long the gateway waits for the reply when that may exceed the configured request timeout (a produced download). */
+  timeoutMs?: number;
 }
 
-/** What a handler returns for a non-JSON operation. Bytes travel base64-encoded over the bus. */
-export interface RawReply {
+/** What a handler returns for a non-JSON operation: the bytes inline, or a blob the gateway streams. */
+export type RawReply = InlineReply | BlobReply;
+
+/** Bytes in the reply itself (base64-encoded over the bus): for what fits in one message. */
+export interface InlineReply {
   body: string;
   encoding: "utf8" | "base64";
   contentType: string;
   headers?: Record<string, string>;
+}
+
+/**
+ * A reply too large for one message: the service wrote it to the shared blob store under `blob`, and the gateway
+ * streams it from there to the client. With `deleteAfter` the gateway removes the blob once it was sent or the
+ * client went away (a produced download, fetched once).
+ */
+export interface BlobReply {
+  blob: string;
+  contentType: string;
+  headers?: Record<string, string>;
+  deleteAfter?: boolean;
 }
 
 export interface KeyScope {

@@ -2,6 +2,7 @@
 // Cross-cutting concerns run for every request: request id, API version, body size, rate limit, auth.
 import { OptionalKind } from "@sinclair/typebox";
 import { Elysia, ValidationError } from "elysia";
+import type { BlobStore } from "@trove/blobs";
 import type { Bus } from "@trove/bus";
 import type { Config } from "@trove/config";
 import {
@@ -19,6 +20,7 @@ import {
 import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
+import { blobBody } from "./blob-reply.ts";
 import { parseBody, tooLarge } from "./body.ts";
 import { docsUi } from "./docs.ts";
 import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
@@ -42,6 +44,8 @@ export interface GatewayDeps {
   log: Logger;
   /** Operations the gateway answers itself (service "gateway" in the contract). */
   local: HandlerTable<"gateway">;
+  /** The store services leave large replies in (the runtime's: shared in either deployment). */
+  blobs?: BlobStore;
 }
 
 interface RequestState {
@@ -201,14 +205,21 @@ export function createGatewayApp(deps: GatewayDeps) {
           // Health answers 503 when a dependency is down, so probes see it without reading the body.
           if (name === "health" && (reply as { status?: string }).status !== "ok") ctx.set.status = 503;
         } else {
+          // The server drops a connection that stays silent past its idle timeout (30 s): a long wait is allowed
+          // on the routes that declare one.
+          if (op.timeoutMs) ctx.server?.timeout(ctx.request, Math.ceil(op.timeoutMs / 1000) + 5);
           const headers: Record<string, string> = { [requestIdHeader]: requestId };
           if (ctx.caller) headers[callerHeader] = headerOf(ctx.caller);
-          const json = await bus.requestJson(subject, input, { timeoutMs: config.requestTimeoutMs, headers });
+          const json = await bus.requestJson(subject, input, { timeoutMs: Math.max(config.requestTimeoutMs, op.timeoutMs ?? 0), headers });
           // The service's JSON goes out as it came: no parse, no re-encode (unless checking it against the contract).
           if (!op.produces && !accept && !config.validateResponses) return jsonResponse(json, ctx.set.headers);
           reply = JSON.parse(json);
         }
-        if (op.produces || accept) return rawResponse(reply as RawReply, ctx.set.headers);
+        if (op.produces || accept) {
+          const raw = reply as RawReply;
+          if ("blob" in raw) return rawResponse(raw, ctx.set.headers, await blobBody(deps.blobs, raw, log));
+          return rawResponse(raw, ctx.set.headers, raw.encoding === "base64" ? Buffer.from(raw.body, "base64") : raw.body);
+        }
         return reply;
       },
       routeOptions(name, op) as never,
@@ -282,8 +293,7 @@ function chooseAlternate(alternates: readonly string[], header: string | null): 
   return undefined;
 }
 
-function rawResponse(reply: RawReply, headers: Record<string, unknown>): Response {
-  const body = reply.encoding === "base64" ? Buffer.from(reply.body, "base64") : reply.body;
+function rawResponse(reply: RawReply, headers: Record<string, unknown>, body: string | Uint8Array | ReadableStream<Uint8Array>): Response {
   return new Response(body, { headers: withHeaders(headers, { ...reply.headers, "content-type": reply.contentType }) });
 }
 

@@ -26,6 +26,7 @@ export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Prom
     bus: rt.bus,
     accounts,
     log: rt.log,
+    blobs: rt.blobs,
     local: {
       health: () => checkHealth(rt.bus, rt.database, rt.deployment),
       createClient: ({ body }, ctx) => clients.create(ctx.caller!, body, ctx.requestId),

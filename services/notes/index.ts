@@ -1,13 +1,14 @@
 // The notes service: notes with their revision history, item links, note context, the notes export, projects and
 // the context brief.
 import { join } from "node:path";
-import { itemNotesSubject, type ItemNotesRequest } from "@trove/contracts";
+import { itemNotesSubject, operations, type ItemNotesRequest } from "@trove/contracts";
 import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { AppError } from "@trove/errors";
 import { BriefRepository } from "./brief.repository.ts";
 import { BriefService } from "./brief.service.ts";
 import { ContextService } from "./context.service.ts";
 import { notesEndpoints } from "./endpoints.ts";
+import { ExportRepository } from "./export.repository.ts";
 import { ExportService } from "./export.service.ts";
 import { LinksRepository } from "./links.repository.ts";
 import { LinksService } from "./links.service.ts";
@@ -29,7 +30,8 @@ export const notesService: ServiceModule = {
     const notesRepo = new NotesRepository(db);
     const notes = new NotesService(notesRepo, projects, links);
     const context = new ContextService(notes, notesRepo, linksRepo, rt.bus, rt.log);
-    const domain = { notes, links, projects, context, exporter: new ExportService(), brief: new BriefService(new BriefRepository(db), projects) };
+    const exporter = new ExportService(new ExportRepository(db), rt.blobs, rt.log, Math.max(rt.config.requestTimeoutMs, operations.exportNotes.timeoutMs));
+    const domain = { notes, links, projects, context, exporter, brief: new BriefService(new BriefRepository(db), projects) };
     const subs = serveOperations(rt.bus, "notes", notesEndpoints(domain), rt.log);
     // For GET /api/items/:id: which notes link an item.
     subs.push(

@@ -1,0 +1,56 @@
+// The notes export's reads: an account's notes in id order, a page of sizes first, then bodies in bounded batches.
+import { sql, type Kysely } from "kysely";
+import type { NoteRow } from "./notes.repository.ts";
+
+const columns = [
+  "id",
+  "account_id",
+  "title",
+  "kind",
+  "state",
+  "project_id",
+  "repository",
+  "repository_key",
+  "paths",
+  "tags",
+  "properties",
+  "current_revision",
+  "bytes",
+  "line_count",
+  "snapshot_revision",
+  "snapshot_bytes",
+  "archived_at",
+  "created_at",
+  "updated_at",
+  "body",
+] as const;
+
+export class ExportRepository {
+  constructor(private readonly db: Kysely<any>) {}
+
+  /** Up to `limit` of the account's notes after id `after` (null: from the first), in id order: ids and body sizes. */
+  async page(accountId: string, after: string | null, limit: number): Promise<{ id: string; bytes: number }[]> {
+    let q = this.db.selectFrom("notes.notes").select(["id", "bytes"]).where("account_id", "=", accountId);
+    if (after !== null) q = q.where("id", ">", after);
+    return (await q.orderBy("id").limit(limit).execute()) as { id: string; bytes: number }[];
+  }
+
+  /** Those notes, each row (metadata and body) read at once so its frontmatter and body agree; in id order. */
+  async withBodies(accountId: string, ids: string[]): Promise<(NoteRow & { body: string })[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("notes.notes")
+      .select([...columns])
+      .where("account_id", "=", accountId)
+      .where(sql<boolean>`id = any(${sql.val(ids)}::text[])`)
+      .orderBy("id")
+      .execute();
+    // int8 columns come back as strings from pg.
+    return rows.map((r) => ({
+      ...(r as unknown as NoteRow & { body: string }),
+      archived_at: r.archived_at == null ? null : Number(r.archived_at),
+      created_at: Number(r.created_at),
+      updated_at: Number(r.updated_at),
+    }));
+  }
+}
