@@ -8,7 +8,8 @@ import type { Logger } from "@trove/log";
 import { overview } from "@trove/reader";
 import type { LinkRow, LinksRepository } from "./links.repository.ts";
 import type { NotesRepository } from "./notes.repository.ts";
-import { manifestOf, revisionSummary, type NotesService } from "./notes.service.ts";
+import { manifestOf, revisionSummary } from "./note-shapes.ts";
+import type { NotesService } from "./notes.service.ts";
 
 /** The linked item's first highlights shown when a link names none. */
 const highlightsPerSource = 5;

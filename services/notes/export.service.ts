@@ -11,7 +11,7 @@ import type { Logger } from "@trove/log";
 import type { ExportRepository } from "./export.repository.ts";
 import { markdownDocument } from "./frontmatter.ts";
 import type { NoteRow } from "./notes.repository.ts";
-import { manifestOf } from "./notes.service.ts";
+import { manifestOf } from "./note-shapes.ts";
 
 /** Blob keys of exports: the prefix, the creation time (ms), a unique id. */
 const blobPrefix = "notes-export-";

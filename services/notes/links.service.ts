@@ -6,7 +6,7 @@ import { newId, nowSeconds } from "@trove/db";
 import { AppError } from "@trove/errors";
 import { callerHeaders } from "@trove/host";
 import type { LinkRow, LinksRepository, Relation } from "./links.repository.ts";
-import { bareNoteId } from "./notes.service.ts";
+import { bareNoteId } from "./note-shapes.ts";
 
 export interface LinkDto {
   id: string;

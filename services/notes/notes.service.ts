@@ -6,12 +6,12 @@ import { newId, nowSeconds } from "@trove/db";
 import { AppError } from "@trove/errors";
 import { overview, searchWindows, sliceLines, splitLines } from "@trove/reader";
 import { markdownDocument } from "./frontmatter.ts";
+import { bareNoteId, manifestOf, revisionSummary, type MetadataDiff, type Operation } from "./note-shapes.ts";
 import type { LinksService } from "./links.service.ts";
 import type { NoteFields, NoteFilters, NoteRow, NotesRepository, RevisionRow } from "./notes.repository.ts";
 import type { ProjectsService } from "./projects.service.ts";
 import { repositoryKey } from "./repository-address.ts";
 
-type Operation = "create" | "replace" | "metadata" | "append" | "archive" | "restore" | "revision_restore";
 
 export interface MetadataInput {
   tags?: string[];
@@ -21,14 +21,6 @@ export interface MetadataInput {
   kind?: string | null;
   state?: string | null;
   properties?: Record<string, unknown>;
-}
-
-export interface MetadataDiff {
-  tagsAdded: string[];
-  tagsRemoved: string[];
-  project?: { before: string | null; after: string | null };
-  kind?: { before: string | null; after: string | null };
-  state?: { before: string | null; after: string | null };
 }
 
 export interface Receipt {
@@ -57,9 +49,6 @@ const propertiesBytes = 64 * 1024;
 
 const bytesOf = (s: string) => Buffer.byteLength(s, "utf8");
 const emptyDiff = (): MetadataDiff => ({ tagsAdded: [], tagsRemoved: [] });
-
-/** `note_<id>` is the older spelling of a note id. */
-export const bareNoteId = (id: string) => (id.startsWith("note_") ? id.slice(5) : id);
 
 export class NotesService {
   constructor(
@@ -417,40 +406,6 @@ const fieldsOf = (n: NoteRow): NoteFields => ({
 });
 
 const cleanPath = (p: string) => p.trim().replace(/^\.\//, "").replace(/^\/+/, "");
-
-export function manifestOf(n: NoteRow) {
-  return {
-    id: n.id,
-    title: n.title,
-    kind: n.kind,
-    state: n.state,
-    tags: n.tags,
-    project: n.project_id,
-    repository: n.repository,
-    paths: n.paths,
-    currentRevision: n.current_revision,
-    archived: n.archived_at !== null,
-    archivedAt: n.archived_at,
-    createdAt: n.created_at,
-    updatedAt: n.updated_at,
-    bytes: n.bytes,
-    lineCount: n.line_count,
-  };
-}
-
-export function revisionSummary(r: RevisionRow) {
-  return {
-    revisionNumber: r.revision,
-    operation: r.operation as Operation,
-    title: r.title,
-    createdAt: r.created_at,
-    bytes: r.bytes,
-    lineCount: r.line_count,
-    clientRequestId: r.client_request_id,
-    metadataDiff: r.metadata_diff as unknown as MetadataDiff,
-    restoredFrom: r.restored_from,
-  };
-}
 
 function receiptOf(noteId: string, r: RevisionRow): Receipt {
   return {
