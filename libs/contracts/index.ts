@@ -10,3 +10,4 @@ export * from "./notes.ts";
 export * from "./projects.ts";
 export * from "./internal.ts";
 export * from "./permissions.ts";
+export * from "./note-events.ts";

@@ -2,3 +2,4 @@ export * from "./runtime.ts";
 export * from "./serve.ts";
 export * from "./process.ts";
 export * from "./pump.ts";
+export * from "./outbox.ts";

@@ -1,8 +1,8 @@
 // The notes service: notes with their revision history, item links, note context, the notes export, projects and
 // the context brief.
 import { join } from "node:path";
-import { itemNotesSubject, operations, type ItemNotesRequest } from "@trove/contracts";
-import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
+import { itemNotesSubject, noteEventSubject, operations, type ItemNotesRequest } from "@trove/contracts";
+import { OutboxPublisher, readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { AppError } from "@trove/errors";
 import { BriefRepository } from "./brief.repository.ts";
 import { BriefService } from "./brief.service.ts";
@@ -13,6 +13,7 @@ import { ExportService } from "./export.service.ts";
 import { LinksRepository } from "./links.repository.ts";
 import { LinksService } from "./links.service.ts";
 import { NoteTagsRepository } from "./note-tags.repository.ts";
+import { NoteEventsRepository } from "./note-events.repository.ts";
 import { NotesRepository } from "./notes.repository.ts";
 import { NotesService } from "./notes.service.ts";
 import { ProjectsRepository } from "./projects.repository.ts";
@@ -27,7 +28,8 @@ export const notesService: ServiceModule = {
     const projects = new ProjectsService(new ProjectsRepository(db));
     const linksRepo = new LinksRepository(db);
     const links = new LinksService(linksRepo, rt.bus);
-    const notesRepo = new NotesRepository(db);
+    const noteEvents = new OutboxPublisher(new NoteEventsRepository(db), rt.bus, (e) => noteEventSubject(e.type), { log: rt.log, what: "publishing note events" });
+    const notesRepo = new NotesRepository(db, () => noteEvents.poke());
     const notes = new NotesService(notesRepo, projects, links);
     const context = new ContextService(notes, notesRepo, linksRepo, rt.bus, rt.log);
     const exporter = new ExportService(new ExportRepository(db), rt.blobs, rt.log, Math.max(rt.config.requestTimeoutMs, operations.exportNotes.timeoutMs));
@@ -48,10 +50,14 @@ export const notesService: ServiceModule = {
       { durable: tagConsumerName, filter: tagConsumerFilter, ackWaitMs: 10 * 60_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000, 60_000] },
       (event) => tagRemoval.handle(event.data),
     );
+    // What a crash or a bus outage left in the outbox goes out now.
+    noteEvents.start();
     return {
       stop: async () => {
         for (const s of subs) await s.stop();
         await tagConsumer.stop();
+        // Last: what the last writes committed still goes out.
+        await noteEvents.stop();
       },
     };
   },

@@ -1,6 +1,8 @@
 // Every query of notes and their revisions. Kysely only; the owner's account id is part of every signature that
 // touches a note.
 import { sql, type Kysely } from "kysely";
+import { newId } from "@trove/db";
+import { NoteEventsRepository } from "./note-events.repository.ts";
 
 export interface NoteRow extends NoteFields {
   id: string;
@@ -120,10 +122,21 @@ const noteOf = (r: Record<string, unknown>): NoteRow => ({
 const revisionOf = (r: Record<string, unknown>): RevisionRow => ({ ...(r as unknown as RevisionRow), created_at: Number(r.created_at) });
 
 export class NotesRepository {
-  constructor(private readonly db: Kysely<any>) {}
+  /**
+   * `eventsCommitted` is told after a commit that wrote revisions (each revision writes its note event to the
+   * outbox in the same transaction), so the publisher sends them at once.
+   */
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly eventsCommitted: () => void = () => {},
+    private readonly tx?: { wroteEvents: boolean },
+  ) {}
 
   async transaction<T>(fn: (repo: NotesRepository) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => fn(new NotesRepository(trx)));
+    const tx = { wroteEvents: false };
+    const result = await this.db.transaction().execute((trx) => fn(new NotesRepository(trx, this.eventsCommitted, tx)));
+    if (tx.wroteEvents) this.eventsCommitted();
+    return result;
   }
 
   /** Inserts a note; undefined when the account already made one with this create request id. */
@@ -207,8 +220,14 @@ export class NotesRepository {
       .execute();
   }
 
-  /** Adds a revision. A 'full' revision of an append copies the body the note holds now (after its update). */
+  /**
+   * Adds a revision and its note event (the outbox). A 'full' revision of an append copies the body the note holds
+   * now (after its update).
+   */
   async addRevision(accountId: string, r: NewRevision & { bodyFromNote?: boolean }) {
+    await new NoteEventsRepository(this.db).add(accountId, { id: newId(), noteId: r.noteId, revision: r.revision, operation: r.operation, changedAt: Date.now() });
+    if (this.tx) this.tx.wroteEvents = true;
+    else this.eventsCommitted();
     const values = {
       note_id: r.noteId,
       account_id: accountId,
