@@ -18,8 +18,6 @@ export interface Config {
   databaseUrl: string | undefined;
   natsUrl: string | undefined;
   busPrefix: string;
-  typesenseUrl: string | undefined;
-  typesenseApiKey: string | undefined;
   seedAccounts: SeedAccount[];
   allowPrivateNetwork: boolean;
   rateLimit: number;
@@ -157,8 +155,6 @@ export function parseConfig(env: Env): Config {
     databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     natsUrl: url(env, "NATS_URL", ["nats:", "tls:", "ws:", "wss:"]),
     busPrefix,
-    typesenseUrl: url(env, "TYPESENSE_URL", ["http:", "https:"]),
-    typesenseApiKey: optional(env, "TYPESENSE_API_KEY"),
     seedAccounts: seedAccounts(env),
     allowPrivateNetwork: flag(env, "TROVE_ALLOW_PRIVATE_NETWORK"),
     rateLimit: int(env, "TROVE_RATE_LIMIT", 300, 1),
