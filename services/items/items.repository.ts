@@ -348,6 +348,11 @@ export class ItemsRepository {
     return Object.fromEntries(rows.map((r) => [r.status as string, r.n as number]));
   }
 
+  /** The ids of the account's items passing the filters and scope: a subquery (the search engine narrows by it). */
+  filteredIds(accountId: string, f: ItemFilter): SelectQueryBuilder<any, any, { id: string }> {
+    return this.filtered(accountId, f).select("id");
+  }
+
   private filtered(accountId: string, f: ItemFilter): Q {
     let q = this.db.selectFrom("items.items").where("account_id", "=", accountId) as Q;
     if (f.since !== undefined) q = q.where("created_at", ">=", f.since);
