@@ -54,5 +54,5 @@ export interface SearchEngine {
   remove(accountId: string, ids: string[]): Promise<void>;
   query(q: SearchQuery): Promise<SearchResult>;
   /** Ids of the account's documents matching `q` (no ranking), for a list's `q` filter. */
-  matching(accountId: string, q: string): (eb: ExpressionBuilder<any, any>) => SelectQueryBuilder<any, any, any>;
+  matching(accountId: string, q: string): (eb: ExpressionBuilder<any, any>) => SelectQueryBuilder<any, any, { id: string }>;
 }

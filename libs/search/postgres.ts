@@ -2,7 +2,7 @@
 // One row per document: a weighted tsvector holding every field twice, through the `simple` configuration (exact
 // words, any language) and `english` (stems: "running" finds "run"), plus folded copies of the short fields for
 // trigram typo tolerance. Queries OR the two configurations, so either reading of a word matches.
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from "kysely";
 import type { SearchDoc, SearchEngine, SearchHit, SearchQuery, SearchResult, Weight } from "./engine.ts";
 import { indexText, prepareQuery, type PreparedQuery } from "./text.ts";
 
@@ -26,7 +26,7 @@ export class PostgresSearchEngine implements SearchEngine {
 
   constructor(
     private readonly db: Kysely<any>,
-    opts: PostgresEngineOptions,
+    private readonly opts: PostgresEngineOptions,
   ) {
     this.table = sql.table(opts.table);
     this.fuzzy = Object.entries(opts.fuzzyColumns);
@@ -61,8 +61,7 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 
   matching(accountId: string, q: string) {
-    const tsq = tsquery(prepareQuery(q));
-    return (eb: any) => eb.selectFrom(sql`${this.table}`.as("sd")).select("sd.id").where("sd.account_id", "=", accountId).where(sql<boolean>`sd.doc @@ ${tsq}`);
+    return documentsMatching(this.opts.table, accountId, q);
   }
 
   async query(query: SearchQuery): Promise<SearchResult> {
@@ -115,6 +114,13 @@ export class PostgresSearchEngine implements SearchEngine {
     });
     return { hits, count };
   }
+}
+
+/** Ids of the account's documents in `table` matching `q` (full text, no ranking): a subquery for a list's `q`. */
+export function documentsMatching(table: string, accountId: string, q: string) {
+  const tsq = tsquery(prepareQuery(q));
+  return (eb: ExpressionBuilder<any, any>) =>
+    eb.selectFrom(sql`${sql.table(table)}`.as("sd")).select("sd.id").where("sd.account_id", "=", accountId).where(sql<boolean>`sd.doc @@ ${tsq}`);
 }
 
 /**

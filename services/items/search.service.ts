@@ -123,8 +123,9 @@ function docOf(s: SearchSource): SearchDoc {
   };
 }
 
-/** A URL's words: the parser would keep a whole URL as one token; without the scheme its parts are findable. */
-const urlWords = (url: string) => url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/[/?#=&_.:-]+/g, " ");
+/** A URL's words: the parser would keep a whole URL as one token; without the scheme and separators its parts are
+ * findable (hyphenated parts stay whole, as the parser reads "xylophone-tuning" in a query too). */
+const urlWords = (url: string) => url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/[/?#=&_.:]+/g, " ");
 
 const fieldOrder = ["title", "tags", "notes", "url", "content"] as const;
 const weightFields = { A: ["title"], B: ["tags", "notes"], C: ["url"], D: ["content"] } as const;
