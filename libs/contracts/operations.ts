@@ -6,6 +6,7 @@ import { clientOperations } from "./clients.ts";
 import { noteOperationsTable } from "./notes.ts";
 import { op } from "./operation.ts";
 import { projectOperations } from "./projects.ts";
+import { searchOperations } from "./search.ts";
 import { webhookOperations } from "./webhooks.ts";
 import {
   Collection,
@@ -408,6 +409,7 @@ export const operations = {
   ...webhookOperations,
   ...noteOperationsTable,
   ...projectOperations,
+  ...searchOperations,
 } as const;
 
 export type Operations = typeof operations;

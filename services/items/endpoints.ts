@@ -8,6 +8,7 @@ import type { HighlightsService } from "./highlights.service.ts";
 import type { IngestService } from "./ingest.service.ts";
 import type { ItemsService } from "./items.service.ts";
 import type { MediaService } from "./media.service.ts";
+import type { SearchService } from "./search.service.ts";
 import type { TagsService } from "./tags.service.ts";
 import type { UsageService } from "./usage.service.ts";
 
@@ -20,6 +21,7 @@ export interface ItemsDomain {
   media: MediaService;
   usage: UsageService;
   changes: ChangesService;
+  search: SearchService;
 }
 
 const who = (c: Caller | null): Caller => {
@@ -33,6 +35,7 @@ export const itemsEndpoints = (d: ItemsDomain): HandlerTable<"items"> => ({
   stats: ({ query }, ctx) => d.items.stats(who(ctx.caller), query),
   ingest: ({ body }, ctx) => d.ingest.ingest(who(ctx.caller), body),
   listItems: ({ query }, ctx) => d.items.list(who(ctx.caller), query, query.include === "content"),
+  searchItems: ({ query }, ctx) => d.search.search(who(ctx.caller), query),
   feed: ({ query }, ctx) => d.items.feed(who(ctx.caller), query),
   getItem: ({ params }, ctx) => d.items.get(who(ctx.caller), params.id, ctx.requestId),
   updateItem: ({ params, body }, ctx) => d.items.update(who(ctx.caller), params.id, body),

@@ -1,8 +1,10 @@
 // The items service: saved pages, their content, tags, collections, highlights, media and the item event outbox.
 import { join } from "node:path";
-import { itemRefsSubject } from "@trove/contracts";
+import type { Kysely } from "kysely";
+import { itemEventsFilter, itemRefsSubject, type ItemEventMessage } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { poolExtractor } from "@trove/extract";
+import { PostgresSearchEngine } from "@trove/search";
 import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { CollectionsRepository } from "./collections.repository.ts";
 import { CollectionsService } from "./collections.service.ts";
@@ -20,11 +22,23 @@ import { MediaService } from "./media.service.ts";
 import { RefsRepository } from "./refs.repository.ts";
 import { RefsService } from "./refs.service.ts";
 import { EventRelay } from "./relay.ts";
+import { SearchDocsRepository } from "./search-docs.repository.ts";
+import { SearchIndexer, SearchService } from "./search.service.ts";
 import { TagDeletionsRepository } from "./tag-deletions.repository.ts";
 import { TagDeletionPublisher } from "./tag-deletions.ts";
 import { TagsRepository } from "./tags.repository.ts";
 import { TagsService } from "./tags.service.ts";
 import { UsageService } from "./usage.service.ts";
+
+/** The durable consumer that keeps the search index in step with item events. */
+export const searchConsumerName = "search-items";
+
+/** The items' search engine and index upkeep on a database (also what `bun run search:reindex` runs). */
+export function itemsSearchIndex(db: Kysely<any>) {
+  const engine = new PostgresSearchEngine(db, { table: "items.search_docs", fuzzyColumns: { title: "title_fold", url: "url_fold" } });
+  const docs = new SearchDocsRepository(db);
+  return { engine, docs, indexer: new SearchIndexer(engine, docs) };
+}
 
 export const itemsService: ServiceModule = {
   name: "items",
@@ -56,7 +70,15 @@ export const itemsService: ServiceModule = {
       rt.log,
     );
     const changes = new ChangesService(itemsRepo, eventLog, relay, tags, collections);
-    const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage, changes }), rt.log);
+    const { engine, docs, indexer: searchIndex } = itemsSearchIndex(db);
+    const search = new SearchService(engine, docs, itemsRepo, items);
+    // Index upkeep is quick and idempotent (each event re-reads its item): retry while the database is away.
+    const indexer = await rt.bus.consume(
+      { durable: searchConsumerName, filter: itemEventsFilter, ackWaitMs: 30_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000] },
+      (event) => searchIndex.onEvent(event.data as ItemEventMessage),
+    );
+    const backfill = searchIndex.reindexIfEmpty().catch((err) => rt.log.error({ err }, "search backfill failed; run bun run search:reindex"));
+    const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage, changes, search }), rt.log);
     // For the notes service (item links, note context): what the caller may see of some items and highlights.
     subs.push(
       rt.bus.serve(itemRefsSubject, (payload, meta) => {
@@ -74,6 +96,8 @@ export const itemsService: ServiceModule = {
         // Last: what the drained captures wrote still goes out.
         await relay.stop();
         await tagDeletions.stop();
+        await indexer.stop();
+        await backfill;
       },
     };
   },

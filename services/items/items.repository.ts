@@ -3,6 +3,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { KeyScope } from "@trove/contracts";
 import { compileOnce } from "@trove/db";
+import { documentsMatching } from "@trove/search";
 
 export interface ItemRow {
   id: string;
@@ -348,6 +349,11 @@ export class ItemsRepository {
     return Object.fromEntries(rows.map((r) => [r.status as string, r.n as number]));
   }
 
+  /** The ids of the account's items passing the filters and scope: a subquery (the search engine narrows by it). */
+  filteredIds(accountId: string, f: ItemFilter): SelectQueryBuilder<any, any, { id: string }> {
+    return this.filtered(accountId, f).select("id");
+  }
+
   private filtered(accountId: string, f: ItemFilter): Q {
     let q = this.db.selectFrom("items.items").where("account_id", "=", accountId) as Q;
     if (f.since !== undefined) q = q.where("created_at", ">=", f.since);
@@ -366,12 +372,8 @@ export class ItemsRepository {
     }
     if (f.tagSlugs && f.tagSlugs.length > 0) q = q.where("id", "in", withTags(accountId, f.tagSlugs, "all"));
     if (f.collectionId !== undefined) q = q.where("id", "in", inCollection(f.collectionId));
-    if (f.q) {
-      const like = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where((eb) =>
-        eb.or([eb("title", "ilike", like), eb("url", "ilike", like), eb("notes", "ilike", like), eb("content_markdown", "ilike", like)]),
-      );
-    }
+    // The search index (items.search_docs), kept by the search consumer: words, phrases, OR, -exclusion, prefix.
+    if (f.q) q = q.where("id", "in", documentsMatching("items.search_docs", accountId, f.q));
     return this.applyScope(q, accountId, f.scope ?? null);
   }
 

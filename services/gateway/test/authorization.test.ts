@@ -99,6 +99,7 @@ const samples: Record<string, Sample> = {
   stats: { request: () => ({ query: { since: "0" } }) },
   ingest: { request: (t) => ({ body: { url: `https://matrix.example.test/new/${t.n}`, html: articleHtml } }) },
   listItems: { request: (t) => ({ query: { tags: t.tagSlug, limit: "10" } }) },
+  searchItems: { request: (t) => ({ query: { q: "parsers", tags: t.tagSlug, limit: "10" } }) },
   getItem: { request: (t) => ({ params: { id: t.itemId } }), names: "item" },
   updateItem: { request: (t) => ({ params: { id: t.itemId }, body: { title: "Retitled" } }), names: "item" },
   archiveItems: { request: (t) => ({ body: { ids: [t.itemId] } }) },

@@ -204,6 +204,9 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   listItems: (f) => ({
     query: { since: "0", until: "4102444800", status: "stashed", tags: f.tagSlug, collection: f.collectionId, source: "walk", include: "content", limit: "10", offset: "0" },
   }),
+  searchItems: (f) => ({
+    query: { q: "parser", mode: "hybrid", since: "0", until: "4102444800", status: "stashed", tags: f.tagSlug, collection: f.collectionId, source: "walk", include: "content", limit: "10", offset: "0" },
+  }),
   getItem: (f) => ({ params: { id: f.itemId }, query: { include: "content" } }),
   updateItem: (f) => ({
     params: { id: f.itemId },

@@ -1,0 +1,3 @@
+export * from "./engine.ts";
+export * from "./text.ts";
+export * from "./postgres.ts";

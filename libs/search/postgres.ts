@@ -1,0 +1,136 @@
+// The PostgreSQL search engine (PGlite embedded, PostgreSQL distributed: the same SQL, pg_trgm on both).
+// One row per document: a weighted tsvector holding every field twice, through the `simple` configuration (exact
+// words, any language) and `english` (stems: "running" finds "run"), plus folded copies of the short fields for
+// trigram typo tolerance. Queries OR the two configurations, so either reading of a word matches.
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from "kysely";
+import type { SearchDoc, SearchEngine, SearchHit, SearchQuery, SearchResult, Weight } from "./engine.ts";
+import { indexText, prepareQuery, type PreparedQuery } from "./text.ts";
+
+export interface PostgresEngineOptions {
+  /** Schema-qualified table: id, account_id, doc tsvector, updated_at, plus the fuzzy columns. */
+  table: string;
+  /** Fuzzy field name -> its column (text, with a pg_trgm GIN index). */
+  fuzzyColumns: Record<string, string>;
+  /** Below this many full-text matches, trigram matches on the fuzzy fields are added (after them). */
+  fuzzyBelow?: number;
+}
+
+const weights: Weight[] = ["A", "B", "C", "D"];
+/** Rows per upsert statement (5 parameters each). */
+const docsPerStatement = 500;
+
+export class PostgresSearchEngine implements SearchEngine {
+  private readonly table: RawBuilder<unknown>;
+  private readonly fuzzy: [string, string][];
+  private readonly fuzzyBelow: number;
+
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly opts: PostgresEngineOptions,
+  ) {
+    this.table = sql.table(opts.table);
+    this.fuzzy = Object.entries(opts.fuzzyColumns);
+    this.fuzzyBelow = opts.fuzzyBelow ?? 5;
+  }
+
+  async index(docs: SearchDoc[]): Promise<void> {
+    const now = Date.now();
+    for (let i = 0; i < docs.length; i += docsPerStatement) {
+      const rows = docs.slice(i, i + docsPerStatement).map((d) => {
+        const parts = d.fields
+          .filter((f) => f.text.trim() !== "")
+          .map((f) => {
+            const text = indexText(f.text);
+            const w = sql.lit(f.weight);
+            return sql`setweight(to_tsvector('simple', ${text}), ${w}) || setweight(to_tsvector('english', ${text}), ${w})`;
+          });
+        const vector = parts.length === 0 ? sql`''::tsvector` : sql.join(parts, sql` || `);
+        const fuzzy = this.fuzzy.map(([name]) => indexText(d.fuzzy.find((f) => f.name === name)?.text ?? ""));
+        return sql`(${d.id}, ${d.accountId}, ${vector}, ${sql.join(fuzzy)}, ${now})`;
+      });
+      const cols = sql.join(this.fuzzy.map(([, c]) => sql.ref(c)));
+      const updates = sql.join(this.fuzzy.map(([, c]) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
+      await sql`insert into ${this.table} (id, account_id, doc, ${cols}, updated_at) values ${sql.join(rows)}
+        on conflict (id) do update set account_id = excluded.account_id, doc = excluded.doc, ${updates}, updated_at = excluded.updated_at`.execute(this.db);
+    }
+  }
+
+  async remove(accountId: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await sql`delete from ${this.table} where account_id = ${accountId} and id = any(${ids}::text[])`.execute(this.db);
+  }
+
+  matching(accountId: string, q: string) {
+    return documentsMatching(this.opts.table, accountId, q);
+  }
+
+  async query(query: SearchQuery): Promise<SearchResult> {
+    const p = prepareQuery(query.q);
+    const tsq = tsquery(p);
+    const base = () => {
+      let qb = this.db.selectFrom(sql`${this.table}`.as("sd")).where("sd.account_id", "=", query.accountId);
+      if (query.restrict) qb = qb.where("sd.id", "in", query.restrict as never);
+      return qb;
+    };
+    const fts = sql<boolean>`sd.doc @@ ${tsq}`;
+    const ftsCount = (await base().where(fts).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n;
+    const fuzzy = ftsCount < this.fuzzyBelow && p.fuzzy.length >= 3 && this.fuzzy.length > 0;
+    // `q <% field`: some extent of the field is trigram-similar to the query (pg_trgm's word_similarity_threshold, 0.6).
+    const near = fuzzy ? sql.join(this.fuzzy.map(([, c]) => sql`${p.fuzzy} <% sd.${sql.ref(c)}`), sql` or `) : sql`false`;
+    const similarity = fuzzy ? sql`greatest(${sql.join(this.fuzzy.map(([, c]) => sql`word_similarity(${p.fuzzy}, sd.${sql.ref(c)})`))})` : sql`0`;
+    const match = sql<boolean>`(${fts} or ${near})`;
+    const count = fuzzy ? (await base().where(match).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n : ftsCount;
+    if (count === 0 || query.offset >= count) return { hits: [], count };
+    // Ranked page first, then the (costlier) matched-field test on its rows only.
+    const page = base()
+      .where(match)
+      .select([
+        "sd.id",
+        "sd.doc",
+        sql<boolean>`${fts}`.as("full_text"),
+        sql<number>`case when ${fts} then ts_rank_cd(sd.doc, ${tsq}, 32) else ${similarity} * 0.01 end`.as("score"),
+        ...this.fuzzy.map(([, c]) => sql.ref(`sd.${c}`).as(c)),
+      ])
+      .orderBy("full_text", "desc")
+      .orderBy("score", "desc")
+      .orderBy("sd.id")
+      .limit(query.limit)
+      .offset(query.offset);
+    const which = sql.join(
+      weights.map((w) => sql`when ts_filter(p.doc, ${sql.lit(`{${w.toLowerCase()}}`)}::"char"[]) @@ ${tsq} then ${w}`),
+      sql` `,
+    );
+    const fuzzyWhich = fuzzy ? sql.join(this.fuzzy.map(([name, c]) => sql`word_similarity(${p.fuzzy}, p.${sql.ref(c)}) as ${sql.ref(`sim_${name}`)}`)) : sql`0 as none`;
+    const { rows } = await sql<Record<string, unknown>>`select p.id, p.score, p.full_text, case ${which} end as weight, ${fuzzyWhich}
+      from (${page}) p order by p.full_text desc, p.score desc, p.id`.execute(this.db);
+    const hits = rows.map((r): SearchHit => {
+      let matched: SearchHit["matched"] = null;
+      if (r.full_text) matched = r.weight ? { weight: r.weight as Weight } : null;
+      else {
+        const best = this.fuzzy.map(([name]) => [name, Number(r[`sim_${name}`] ?? 0)] as const).sort((a, b) => b[1] - a[1])[0];
+        if (best) matched = { fuzzy: best[0] };
+      }
+      return { id: r.id as string, score: Number(r.score), matched };
+    });
+    return { hits, count };
+  }
+}
+
+/** Ids of the account's documents in `table` matching `q` (full text, no ranking): a subquery for a list's `q`. */
+export function documentsMatching(table: string, accountId: string, q: string) {
+  const tsq = tsquery(prepareQuery(q));
+  return (eb: ExpressionBuilder<any, any>) =>
+    eb.selectFrom(sql`${sql.table(table)}`.as("sd")).select("sd.id").where("sd.account_id", "=", accountId).where(sql<boolean>`sd.doc @@ ${tsq}`);
+}
+
+/**
+ * The query as a tsquery: websearch syntax through both configurations, OR the same with its last word as a
+ * prefix (websearch_to_tsquery has no prefix syntax; the word is letters and digits only, so to_tsquery cannot
+ * fail on it). websearch_to_tsquery never fails on any input.
+ */
+function tsquery(p: PreparedQuery): RawBuilder<unknown> {
+  const whole = sql`(websearch_to_tsquery('simple', ${p.text}) || websearch_to_tsquery('english', ${p.text}))`;
+  if (!p.prefix) return whole;
+  const word = `${p.prefix}:*`;
+  return sql`(${whole} || (websearch_to_tsquery('simple', ${p.rest}) && to_tsquery('simple', ${word})) || (websearch_to_tsquery('english', ${p.rest}) && to_tsquery('english', ${word})))`;
+}
