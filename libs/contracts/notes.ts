@@ -2,6 +2,7 @@
 // the context of a note and the notes export. Decisions behind these shapes: docs/decisions.md, "Notes".
 import { t } from "elysia";
 import { op } from "./operation.ts";
+import { SearchMode, ServedMode } from "./search.ts";
 import { Count, Id, Int4, Limit, Offset, Timestamp } from "./schemas.ts";
 
 /** The most a note's body holds, in UTF-8 bytes: a write that would make it larger answers 413 payload_too_large. */
@@ -189,22 +190,32 @@ export const noteOperationsTable = {
     service: "notes",
     permission: "notes.read",
     tag: "Notes",
-    summary: "Notes matching q: compact coordinates (id, title, revision, matching line ranges), no bodies",
-    query: t.Object({ q: t.String({ minLength: 1, maxLength: 500 }), ...NoteFilters, limit: t.Optional(Limit(100, 20)), offset: t.Optional(Offset) }),
+    summary: "Notes matching q, best first: compact coordinates (id, title, revision, matching line ranges), no bodies",
+    query: t.Object({
+      q: t.String({ minLength: 1, maxLength: 500, description: 'words are ANDed, "quoted phrases", OR, -exclusion; the last word also matches as a prefix' }),
+      mode: SearchMode,
+      ...NoteFilters,
+      limit: t.Optional(Limit(100, 20)),
+      offset: t.Optional(Offset),
+    }),
     response: t.Object({
       results: t.Array(
         t.Object({
           id: t.String(),
           title: t.String(),
-          revision: Int4(),
-          matchedField: t.UnionEnum(["title", "body", "tags"]),
-          lineRanges: t.Array(t.Object({ startLine: Int4(), endLine: Int4() }), { description: "at most 10, 1-based inclusive; read them with view=lines" }),
-          matchCount: Count({ description: "matching lines in the body" }),
+          revision: Int4({ description: "the note's current revision" }),
+          score: t.Number({ description: "higher is better; comparable within one response only" }),
+          matchedField: t.Union(["title", "tags", "description", "repository", "paths", "body"].map((f) => t.Literal(f))),
+          lineRanges: t.Array(t.Object({ startLine: Int4(), endLine: Int4() }), {
+            description: "lines of the body holding a query word, at most 10 ranges, 1-based inclusive; read them with view=lines",
+          }),
+          matchCount: Count({ description: "lines of the body holding a query word" }),
         }),
       ),
       count: Count(),
       limit: Int4(),
       offset: Int4(),
+      mode: ServedMode,
     }),
   }),
   exportNotes: op({

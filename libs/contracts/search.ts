@@ -5,6 +5,15 @@ import { Count, Int4, Item, ListFilters } from "./schemas.ts";
 
 export const searchModes = ["lexical", "semantic", "hybrid"] as const;
 
+/** The `mode` query parameter of every search route. */
+export const SearchMode = t.Optional(
+  t.Union(searchModes.map((m) => t.Literal(m)), {
+    description: "default hybrid; semantic answers 503 semantic_unavailable while no embedder runs, and hybrid then serves lexical (the response's mode says which)",
+  }),
+);
+/** The mode a search response says it served. */
+export const ServedMode = t.Union(searchModes.map((m) => t.Literal(m)), { description: "the mode actually served" });
+
 const SearchedItem = t.Object({
   ...Item.properties,
   search: t.Object({
@@ -28,11 +37,7 @@ export const searchOperations = {
         maxLength: 500,
         description: 'required; words are ANDed, "quoted phrases", OR, -exclusion; the last word also matches as a prefix; typos in titles and URLs are tolerated when few items match exactly',
       }),
-      mode: t.Optional(
-        t.Union(searchModes.map((m) => t.Literal(m)), {
-          description: "default hybrid; semantic answers 503 semantic_unavailable while no embedder runs, and hybrid then serves lexical (the response's mode says which)",
-        }),
-      ),
+      mode: SearchMode,
       ...ListFilters,
     }),
     response: t.Object({
@@ -41,7 +46,7 @@ export const searchOperations = {
       offset: Int4(),
       count: Count({ description: "items matching, on every page" }),
       nextOffset: t.Nullable(Int4({ description: "the offset of the next page, null on the last one" })),
-      mode: t.Union(searchModes.map((m) => t.Literal(m)), { description: "the mode actually served" }),
+      mode: ServedMode,
     }),
   }),
 } as const;

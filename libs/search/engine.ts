@@ -52,6 +52,8 @@ export interface SearchEngine {
   /** Inserts or replaces documents (idempotent). */
   index(docs: SearchDoc[]): Promise<void>;
   remove(accountId: string, ids: string[]): Promise<void>;
+  /** True when no document of any account is indexed (a fresh index, to be filled from the database). */
+  isEmpty(): Promise<boolean>;
   query(q: SearchQuery): Promise<SearchResult>;
   /** Ids of the account's documents matching `q` (no ranking), for a list's `q` filter. */
   matching(accountId: string, q: string): (eb: ExpressionBuilder<any, any>) => SelectQueryBuilder<any, any, { id: string }>;

@@ -55,6 +55,10 @@ export class PostgresSearchEngine implements SearchEngine {
     }
   }
 
+  async isEmpty(): Promise<boolean> {
+    return (await sql`select 1 from ${this.table} limit 1`.execute(this.db)).rows.length === 0;
+  }
+
   async remove(accountId: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await sql`delete from ${this.table} where account_id = ${accountId} and id = any(${ids}::text[])`.execute(this.db);

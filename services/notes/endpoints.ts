@@ -8,6 +8,7 @@ import type { ExportService } from "./export.service.ts";
 import type { LinksService } from "./links.service.ts";
 import type { NotesService } from "./notes.service.ts";
 import type { ProjectsService } from "./projects.service.ts";
+import type { NoteSearch } from "./search.service.ts";
 
 export interface NotesDomain {
   notes: NotesService;
@@ -16,6 +17,7 @@ export interface NotesDomain {
   exporter: ExportService;
   projects: ProjectsService;
   brief: BriefService;
+  search: NoteSearch;
 }
 
 const who = (c: Caller | null): Caller => {
@@ -26,7 +28,7 @@ const who = (c: Caller | null): Caller => {
 export const notesEndpoints = (d: NotesDomain): HandlerTable<"notes"> => ({
   listNotes: ({ query }, ctx) => d.notes.list(who(ctx.caller), query),
   createNote: ({ body }, ctx) => d.notes.create(who(ctx.caller), body),
-  searchNotes: ({ query }, ctx) => d.notes.search(who(ctx.caller), query),
+  searchNotes: ({ query }, ctx) => d.search.search(who(ctx.caller), query),
   exportNotes: (_, ctx) => d.exporter.export(who(ctx.caller)),
   getNote: ({ params, accept }, ctx) => d.notes.get(who(ctx.caller), params.id, accept),
   readNote: ({ params, query }, ctx) => d.notes.read(who(ctx.caller), params.id, query),

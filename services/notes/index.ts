@@ -1,7 +1,9 @@
 // The notes service: notes with their revision history, item links, note context, the notes export, projects and
 // the context brief.
 import { join } from "node:path";
-import { itemNotesSubject, noteEventSubject, operations, type ItemNotesRequest } from "@trove/contracts";
+import { itemNotesSubject, noteEventSubject, noteEventsFilter, operations, type ItemNotesRequest, type NoteEventMessage } from "@trove/contracts";
+import { PostgresSearchEngine } from "@trove/search";
+import type { Kysely } from "kysely";
 import { OutboxPublisher, readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { AppError } from "@trove/errors";
 import { BriefRepository } from "./brief.repository.ts";
@@ -18,7 +20,18 @@ import { NotesRepository } from "./notes.repository.ts";
 import { NotesService } from "./notes.service.ts";
 import { ProjectsRepository } from "./projects.repository.ts";
 import { ProjectsService } from "./projects.service.ts";
+import { NoteSearch, NoteSearchIndexer } from "./search.service.ts";
 import { TagRemoval, tagConsumerFilter, tagConsumerName } from "./tag-removal.ts";
+
+/** The durable consumer that keeps the notes' search index in step with note events. */
+export const noteSearchConsumerName = "search-notes";
+
+/** The notes' search engine and index upkeep on a database (also what `bun run search:reindex` runs). */
+export function notesSearchIndex(db: Kysely<any>) {
+  const engine = new PostgresSearchEngine(db, { table: "notes.search_docs", fuzzyColumns: { title: "title_fold" } });
+  const repo = new NotesRepository(db);
+  return { engine, indexer: new NoteSearchIndexer(engine, repo), search: new NoteSearch(engine, repo) };
+}
 
 export const notesService: ServiceModule = {
   name: "notes",
@@ -33,7 +46,8 @@ export const notesService: ServiceModule = {
     const notes = new NotesService(notesRepo, projects, links);
     const context = new ContextService(notes, notesRepo, linksRepo, rt.bus, rt.log);
     const exporter = new ExportService(new ExportRepository(db), rt.blobs, rt.log, Math.max(rt.config.requestTimeoutMs, operations.exportNotes.timeoutMs));
-    const domain = { notes, links, projects, context, exporter, brief: new BriefService(new BriefRepository(db), projects) };
+    const index = notesSearchIndex(db);
+    const domain = { notes, links, projects, context, exporter, brief: new BriefService(new BriefRepository(db), projects), search: index.search };
     const subs = serveOperations(rt.bus, "notes", notesEndpoints(domain), rt.log);
     // For GET /api/items/:id: which notes link an item.
     subs.push(
@@ -50,12 +64,21 @@ export const notesService: ServiceModule = {
       { durable: tagConsumerName, filter: tagConsumerFilter, ackWaitMs: 10 * 60_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000, 60_000] },
       (event) => tagRemoval.handle(event.data),
     );
+    // Index upkeep is quick and idempotent (each event re-reads its note): retried while the database is away.
+    const searchConsumer = await rt.bus.consume(
+      { durable: noteSearchConsumerName, filter: noteEventsFilter, ackWaitMs: 30_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000] },
+      (event) => index.indexer.onEvent(event.data as NoteEventMessage),
+    );
+    // Notes written before the index existed (an upgrade) are indexed in the background.
+    const backfill = index.indexer.reindexIfEmpty().catch((err) => rt.log.error({ err }, "notes search backfill failed; run bun run search:reindex"));
     // What a crash or a bus outage left in the outbox goes out now.
     noteEvents.start();
     return {
       stop: async () => {
         for (const s of subs) await s.stop();
         await tagConsumer.stop();
+        await searchConsumer.stop();
+        await backfill;
         // Last: what the last writes committed still goes out.
         await noteEvents.stop();
       },

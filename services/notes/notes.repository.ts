@@ -66,6 +66,18 @@ export interface NoteFields {
   properties: Record<string, unknown>;
 }
 
+/** What the search index reads of a note. */
+export interface SearchSource {
+  id: string;
+  account_id: string;
+  title: string;
+  tags: string[];
+  properties: Record<string, unknown>;
+  repository: string | null;
+  paths: string[];
+  body_head: string;
+}
+
 export interface NoteFilters {
   projectId?: string;
   repositoryKey?: string;
@@ -328,21 +340,37 @@ export class NotesRepository {
     return { rows: rows.map(noteOf), count: Number(count.n) };
   }
 
-  /** Notes whose title, body or tags hold `q` (case-insensitive), most recently updated first, with their bodies. */
-  async search(accountId: string, q: string, slug: string, f: NoteFilters, page: { limit: number; offset: number }) {
-    const needle = q.toLowerCase();
-    const base = this.filtered(accountId, f).where((eb) =>
-      eb.or([
-        eb(sql`strpos(lower(title), ${needle})`, ">", 0),
-        eb(sql`strpos(lower(body), ${needle})`, ">", 0),
-        sql<boolean>`tags ? ${slug}`,
-      ]),
-    );
-    const [rows, count] = await Promise.all([
-      base.select([...meta, "body"]).orderBy("updated_at", "desc").orderBy("id", "desc").limit(page.limit).offset(page.offset).execute(),
-      base.select(sql<string>`count(*)`.as("n")).executeTakeFirstOrThrow(),
-    ]);
-    return { rows: rows.map(noteOf), count: Number(count.n) };
+  /** Ids of the account's notes passing the filters: a subquery that narrows a search. */
+  filteredIds(accountId: string, f: NoteFilters) {
+    return this.filtered(accountId, f).select("id");
+  }
+
+  /** Some notes of the account with their bodies, in no particular order. */
+  async getMany(accountId: string, ids: string[]): Promise<NoteRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom("notes.notes").select([...meta, "body"]).where("account_id", "=", accountId).where("id", "in", ids).execute();
+    return rows.map(noteOf);
+  }
+
+  /** What the search index holds of some notes (the body cut at `bodyChars` characters). */
+  async searchSources(ids: string[], bodyChars: number): Promise<SearchSource[]> {
+    if (ids.length === 0) return [];
+    return (await this.searchSourceQuery(bodyChars).where("id", "in", ids).execute()) as SearchSource[];
+  }
+
+  /** Every note after `after` (id order), for a rebuild of the index. */
+  async searchSourcesAfter(after: string, limit: number, bodyChars: number): Promise<SearchSource[]> {
+    return (await this.searchSourceQuery(bodyChars).where("id", ">", after).orderBy("id").limit(limit).execute()) as SearchSource[];
+  }
+
+  async hasNotes(): Promise<boolean> {
+    return (await this.db.selectFrom("notes.notes").select("id").limit(1).executeTakeFirst()) !== undefined;
+  }
+
+  private searchSourceQuery(bodyChars: number) {
+    return this.db
+      .selectFrom("notes.notes")
+      .select(["id", "account_id", "title", "tags", "properties", "repository", "paths", sql<string>`left(body, ${bodyChars})`.as("body_head")]);
   }
 
   private filtered(accountId: string, f: NoteFilters) {

@@ -349,31 +349,11 @@ export class NotesService {
     }
     return out;
   }
-
-  async search(caller: Caller, q: { q: string; limit?: number; offset?: number } & ListQuery) {
-    const limit = q.limit ?? 20;
-    const offset = q.offset ?? 0;
-    const { rows, count } = await this.repo.search(caller.accountId, q.q, tagSlug(q.q), filtersOf(q), { limit, offset });
-    const needle = q.q.toLowerCase();
-    const results = rows.map((row) => {
-      const found = searchWindows(row.body ?? "", q.q, { contextLines: 0, limit: 10 });
-      const matchedField: "title" | "body" | "tags" = row.title.toLowerCase().includes(needle) ? "title" : found.matchCount > 0 ? "body" : "tags";
-      return {
-        id: row.id,
-        title: row.title,
-        revision: row.current_revision,
-        matchedField,
-        lineRanges: found.windows.map((w) => ({ startLine: w.startLine, endLine: w.endLine })),
-        matchCount: found.matchCount,
-      };
-    });
-    return { results, count, limit, offset };
-  }
 }
 
 // ---- shapes --------------------------------------------------------------------------------------------------
 
-interface ListQuery {
+export interface ListQuery {
   project?: string;
   repository?: string;
   kind?: string;
@@ -382,7 +362,7 @@ interface ListQuery {
   archived?: "false" | "true" | "any";
 }
 
-function filtersOf(q: ListQuery): NoteFilters {
+export function filtersOf(q: ListQuery): NoteFilters {
   const f: NoteFilters = { archived: q.archived ?? "false", projectId: q.project, kind: q.kind, state: q.state };
   if (q.repository !== undefined) {
     const key = repositoryKey(q.repository);

@@ -255,7 +255,7 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   createNote: (f) => ({
     body: { title: "Walked", bodyMarkdown: "# Walked", kind: "walk", state: "open", tags: [f.tagSlug], project: f.projectId, repository: "github.com/hostile/notes", paths: ["src/"], properties: { a: 1 } },
   }),
-  searchNotes: (f) => ({ query: { q: "parsers", project: f.projectId, kind: "walk", state: "open", tags: f.tagSlug, archived: "any", limit: "10", offset: "0" } }),
+  searchNotes: (f) => ({ query: { q: "parsers", mode: "lexical", project: f.projectId, kind: "walk", state: "open", tags: f.tagSlug, archived: "any", limit: "10", offset: "0" } }),
   exportNotes: () => ({}),
   getNote: (f) => ({ params: { id: f.noteId } }),
   readNote: (f) => ({ params: { id: f.noteId }, query: { view: "search", q: "parsers", contextLines: "1", limit: "5", lines: "1:2", revision: "1" } }),

@@ -1,0 +1,140 @@
+// Notes search: the index kept in step with note events (never on the request path), rebuilt on demand, and
+// GET /api/notes/search answering compact coordinates (the note, its revision, the lines that match).
+import type { Caller, NoteEventMessage } from "@trove/contracts";
+import { AppError } from "@trove/errors";
+import { indexText, matchedField, prepareQuery, type SearchDoc, type SearchEngine, type SearchHit } from "@trove/search";
+import type { NotesRepository, SearchSource } from "./notes.repository.ts";
+import { filtersOf, type ListQuery } from "./notes.service.ts";
+
+/** Body indexed per note: the first 256K characters (as for item content; a longer log is found by its start,
+ * title, tags and paths). Line coordinates are looked for in the same part. */
+export const indexedBodyChars = 256 * 1024;
+/** Line ranges a result shows at most. */
+const maxRanges = 10;
+
+export type NoteMatchedField = "title" | "tags" | "description" | "repository" | "paths" | "body";
+
+export class NoteSearchIndexer {
+  constructor(
+    private readonly engine: SearchEngine,
+    private readonly repo: NotesRepository,
+  ) {}
+
+  /** The consumer's handler: every note event re-reads its note, so order and repeats do not matter. */
+  async onEvent(e: NoteEventMessage): Promise<void> {
+    const sources = await this.repo.searchSources([e.noteId], indexedBodyChars);
+    if (sources.length === 0) await this.engine.remove(e.accountId, [e.noteId]);
+    else await this.engine.index(sources.map(docOf));
+  }
+
+  /** On start: an empty index next to existing notes (just upgraded) is filled in the background. */
+  async reindexIfEmpty(): Promise<number> {
+    if (!(await this.repo.hasNotes()) || !(await this.engine.isEmpty())) return 0;
+    return this.reindex();
+  }
+
+  /** Rebuilds every note's document from the database; returns how many were indexed. */
+  async reindex(batch = 200): Promise<number> {
+    let n = 0;
+    for (let after = ""; ; ) {
+      const sources = await this.repo.searchSourcesAfter(after, batch, indexedBodyChars);
+      if (sources.length === 0) return n;
+      await this.engine.index(sources.map(docOf));
+      n += sources.length;
+      after = sources.at(-1)!.id;
+    }
+  }
+}
+
+export class NoteSearch {
+  constructor(
+    private readonly engine: SearchEngine,
+    private readonly repo: NotesRepository,
+  ) {}
+
+  async search(caller: Caller, q: { q: string; mode?: "lexical" | "semantic" | "hybrid"; limit?: number; offset?: number } & ListQuery) {
+    const text = q.q.trim();
+    if (text === "") throw new AppError("validation_failed", "q is required", { fields: { q: "must not be blank" } });
+    if (q.mode === "semantic") throw new AppError("semantic_unavailable", "semantic search is not available yet; use mode=lexical or hybrid");
+    const limit = q.limit ?? 20;
+    const offset = q.offset ?? 0;
+    const { hits, count } = await this.engine.query({
+      accountId: caller.accountId,
+      q: text,
+      restrict: this.repo.filteredIds(caller.accountId, filtersOf(q)),
+      limit,
+      offset,
+    });
+    const sources = new Map((await this.repo.searchSources(hits.map((h) => h.id), indexedBodyChars)).map((s) => [s.id, s]));
+    const revisions = new Map((await this.repo.getMany(caller.accountId, hits.map((h) => h.id))).map((n) => [n.id, n.current_revision]));
+    const terms = prepareQuery(text).terms;
+    const results = hits.flatMap((h) => {
+      const s = sources.get(h.id);
+      if (!s) return [];
+      const lines = matchingLines(s.body_head, terms);
+      return [
+        {
+          id: s.id,
+          title: s.title,
+          revision: revisions.get(s.id) ?? 0,
+          score: h.score,
+          matchedField: fieldOf(h, s, terms),
+          lineRanges: lines.ranges,
+          matchCount: lines.count,
+        },
+      ];
+    });
+    return { results, count, limit, offset, mode: "lexical" as const };
+  }
+}
+
+const description = (s: Pick<SearchSource, "properties">) => (typeof s.properties.description === "string" ? s.properties.description : "");
+
+function docOf(s: SearchSource): SearchDoc {
+  return {
+    id: s.id,
+    accountId: s.account_id,
+    fields: [
+      { name: "title", weight: "A", text: s.title },
+      { name: "tags", weight: "B", text: s.tags.join(" ").replace(/-/g, " ") },
+      { name: "description", weight: "B", text: description(s) },
+      { name: "repository", weight: "C", text: (s.repository ?? "").replace(/[/:.@_]+/g, " ") },
+      { name: "paths", weight: "C", text: s.paths.join(" ").replace(/[/._]+/g, " ") },
+      { name: "body", weight: "D", text: s.body_head },
+    ],
+    fuzzy: [{ name: "title", text: s.title }],
+  };
+}
+
+const byWeight: Record<string, NoteMatchedField[]> = { A: ["title"], B: ["tags", "description"], C: ["repository", "paths"], D: ["body"] };
+
+function fieldOf(hit: SearchHit, s: SearchSource, terms: string[]): NoteMatchedField {
+  if (hit.matched && "fuzzy" in hit.matched) return "title";
+  const texts: Record<NoteMatchedField, string> = {
+    title: s.title,
+    tags: s.tags.join(" "),
+    description: description(s),
+    repository: s.repository ?? "",
+    paths: s.paths.join(" "),
+    body: s.body_head,
+  };
+  const names = hit.matched ? byWeight[hit.matched.weight]! : (Object.keys(texts) as NoteMatchedField[]);
+  return (matchedField(names.map((name) => ({ name, text: texts[name] })), terms) ?? "body") as NoteMatchedField;
+}
+
+/** 1-based lines of the body holding a query term (folded), merged into ranges when adjacent. */
+function matchingLines(body: string, terms: string[]): { ranges: { startLine: number; endLine: number }[]; count: number } {
+  const ranges: { startLine: number; endLine: number }[] = [];
+  let count = 0;
+  if (terms.length === 0 || body === "") return { ranges, count };
+  const lines = body.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = indexText(lines[i]!);
+    if (!terms.some((t) => line.includes(t))) continue;
+    count++;
+    const last = ranges.at(-1);
+    if (last && last.endLine === i) last.endLine = i + 1;
+    else if (ranges.length < maxRanges) ranges.push({ startLine: i + 1, endLine: i + 1 });
+  }
+  return { ranges, count };
+}
