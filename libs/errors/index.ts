@@ -21,6 +21,7 @@ export const errorStatus = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  semantic_unavailable: 503,
   timeout: 504,
 } as const;
 
