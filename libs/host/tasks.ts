@@ -1,8 +1,10 @@
 // The worker script of the process's pool (startHost): every CPU-heavy task a service may run, by name. Each
-// worker thread loads this module and nothing else. Later work (embeddings, summaries) is added here the same way.
+// worker thread loads this module and nothing else. Later work (summaries) is added here the same way.
+import { embedTask, embedTaskName } from "@trove/embed";
 import { extractTask, extractTaskName } from "@trove/extract";
 import { serveTasks } from "@trove/workers";
 
 serveTasks({
   [extractTaskName]: extractTask,
+  [embedTaskName]: embedTask,
 });
