@@ -11,3 +11,4 @@ export * from "./projects.ts";
 export * from "./internal.ts";
 export * from "./permissions.ts";
 export * from "./note-events.ts";
+export * from "./search.ts";

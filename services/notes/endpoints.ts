@@ -4,6 +4,7 @@ import { AppError } from "@trove/errors";
 import type { HandlerTable } from "@trove/host";
 import type { BriefService } from "./brief.service.ts";
 import type { ContextService } from "./context.service.ts";
+import type { CrossSearch } from "./cross-search.service.ts";
 import type { ExportService } from "./export.service.ts";
 import type { LinksService } from "./links.service.ts";
 import type { NotesService } from "./notes.service.ts";
@@ -18,6 +19,7 @@ export interface NotesDomain {
   projects: ProjectsService;
   brief: BriefService;
   search: NoteSearch;
+  crossSearch: CrossSearch;
 }
 
 const who = (c: Caller | null): Caller => {
@@ -29,6 +31,7 @@ export const notesEndpoints = (d: NotesDomain): HandlerTable<"notes"> => ({
   listNotes: ({ query }, ctx) => d.notes.list(who(ctx.caller), query),
   createNote: ({ body }, ctx) => d.notes.create(who(ctx.caller), body),
   searchNotes: ({ query }, ctx) => d.search.search(who(ctx.caller), query),
+  search: ({ query }, ctx) => d.crossSearch.search(who(ctx.caller), query, ctx.requestId),
   exportNotes: (_, ctx) => d.exporter.export(who(ctx.caller)),
   getNote: ({ params, accept }, ctx) => d.notes.get(who(ctx.caller), params.id, accept),
   readNote: ({ params, query }, ctx) => d.notes.read(who(ctx.caller), params.id, query),

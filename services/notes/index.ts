@@ -9,6 +9,7 @@ import { AppError } from "@trove/errors";
 import { BriefRepository } from "./brief.repository.ts";
 import { BriefService } from "./brief.service.ts";
 import { ContextService } from "./context.service.ts";
+import { CrossSearch } from "./cross-search.service.ts";
 import { notesEndpoints } from "./endpoints.ts";
 import { ExportRepository } from "./export.repository.ts";
 import { ExportService } from "./export.service.ts";
@@ -47,7 +48,7 @@ export const notesService: ServiceModule = {
     const context = new ContextService(notes, notesRepo, linksRepo, rt.bus, rt.log);
     const exporter = new ExportService(new ExportRepository(db), rt.blobs, rt.log, Math.max(rt.config.requestTimeoutMs, operations.exportNotes.timeoutMs));
     const index = notesSearchIndex(db);
-    const domain = { notes, links, projects, context, exporter, brief: new BriefService(new BriefRepository(db), projects), search: index.search };
+    const domain = { notes, links, projects, context, exporter, brief: new BriefService(new BriefRepository(db), projects), search: index.search, crossSearch: new CrossSearch(index.search, projects, rt.bus) };
     const subs = serveOperations(rt.bus, "notes", notesEndpoints(domain), rt.log);
     // For GET /api/items/:id: which notes link an item.
     subs.push(

@@ -73,12 +73,18 @@ export interface SearchSource {
   title: string;
   tags: string[];
   properties: Record<string, unknown>;
+  project_id: string | null;
   repository: string | null;
+  repository_key: string | null;
   paths: string[];
   body_head: string;
 }
 
 export interface NoteFilters {
+  /** Notes of a project (by id) or naming one of its repositories (by key): either will do (neither: none). */
+  inProject?: { projectId?: string; repositoryKeys: string[] };
+  /** Notes with a path that is this path, inside it, or a folder holding it. */
+  aboutPath?: string;
   projectId?: string;
   repositoryKey?: string;
   kind?: string;
@@ -345,11 +351,13 @@ export class NotesRepository {
     return this.filtered(accountId, f).select("id");
   }
 
-  /** Some notes of the account with their bodies, in no particular order. */
-  async getMany(accountId: string, ids: string[]): Promise<NoteRow[]> {
+  /** The current revision of some notes of the account. */
+  async revisionsOf(accountId: string, ids: string[]): Promise<{ id: string; current_revision: number }[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom("notes.notes").select([...meta, "body"]).where("account_id", "=", accountId).where("id", "in", ids).execute();
-    return rows.map(noteOf);
+    return (await this.db.selectFrom("notes.notes").select(["id", "current_revision"]).where("account_id", "=", accountId).where("id", "in", ids).execute()) as {
+      id: string;
+      current_revision: number;
+    }[];
   }
 
   /** What the search index holds of some notes (the body cut at `bodyChars` characters). */
@@ -370,7 +378,7 @@ export class NotesRepository {
   private searchSourceQuery(bodyChars: number) {
     return this.db
       .selectFrom("notes.notes")
-      .select(["id", "account_id", "title", "tags", "properties", "repository", "paths", sql<string>`left(body, ${bodyChars})`.as("body_head")]);
+      .select(["id", "account_id", "title", "tags", "properties", "project_id", "repository", "repository_key", "paths", sql<string>`left(body, ${bodyChars})`.as("body_head")]);
   }
 
   private filtered(accountId: string, f: NoteFilters) {
@@ -382,6 +390,20 @@ export class NotesRepository {
     if (f.kind !== undefined) q = q.where("kind", "=", f.kind);
     if (f.state !== undefined) q = q.where("state", "=", f.state);
     if (f.tagSlugs && f.tagSlugs.length > 0) q = q.where(sql<boolean>`tags ?| ${sql.val(f.tagSlugs)}::text[]`);
+    const inProject = f.inProject;
+    if (inProject) {
+      q = q.where((eb) =>
+        eb.or([
+          ...(inProject.projectId !== undefined ? [eb("project_id", "=", inProject.projectId)] : []),
+          ...(inProject.repositoryKeys.length > 0 ? [eb("repository_key", "in", inProject.repositoryKeys)] : []),
+        ]),
+      );
+    }
+    if (f.aboutPath !== undefined) {
+      const path = f.aboutPath.replace(/\/+$/, "");
+      q = q.where(sql<boolean>`exists (select 1 from (select rtrim(value, '/') as p from jsonb_array_elements_text(paths)) e
+        where e.p = ${path}::text or starts_with(e.p, ${path}::text || '/') or (e.p <> '' and starts_with(${path}::text, e.p || '/')))`);
+    }
     return q;
   }
 }

@@ -3,7 +3,7 @@
 import type { Caller, NoteEventMessage } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { indexText, matchedField, prepareQuery, type SearchDoc, type SearchEngine, type SearchHit } from "@trove/search";
-import type { NotesRepository, SearchSource } from "./notes.repository.ts";
+import type { NoteFilters, NotesRepository, SearchSource } from "./notes.repository.ts";
 import { filtersOf, type ListQuery } from "./notes.service.ts";
 
 /** Body indexed per note: the first 256K characters (as for item content; a longer log is found by its start,
@@ -46,46 +46,60 @@ export class NoteSearchIndexer {
   }
 }
 
+/** One note a search found: its index entry, how it ranked, where it matched. */
+export interface NoteFound {
+  source: SearchSource;
+  revision: number;
+  score: number;
+  matchedField: NoteMatchedField;
+  lines: { ranges: { startLine: number; endLine: number }[]; count: number };
+  terms: string[];
+}
+
 export class NoteSearch {
   constructor(
     private readonly engine: SearchEngine,
     private readonly repo: NotesRepository,
   ) {}
 
+  /** The notes matching `q` under the filters, best first, a page of them. */
+  async find(caller: Caller, q: string, filters: NoteFilters, page: { limit: number; offset: number }): Promise<{ found: NoteFound[]; count: number }> {
+    const { hits, count } = await this.engine.query({ accountId: caller.accountId, q, restrict: this.repo.filteredIds(caller.accountId, filters), ...page });
+    const sources = new Map((await this.repo.searchSources(hits.map((h) => h.id), indexedBodyChars)).map((s) => [s.id, s]));
+    const revisions = new Map((await this.repo.revisionsOf(caller.accountId, hits.map((h) => h.id))).map((n) => [n.id, n.current_revision]));
+    const terms = prepareQuery(q).terms;
+    const found = hits.flatMap((h): NoteFound[] => {
+      const source = sources.get(h.id);
+      if (!source) return [];
+      return [{ source, revision: revisions.get(h.id) ?? 0, score: h.score, matchedField: fieldOf(h, source, terms), lines: matchingLines(source.body_head, terms), terms }];
+    });
+    return { found, count };
+  }
+
   async search(caller: Caller, q: { q: string; mode?: "lexical" | "semantic" | "hybrid"; limit?: number; offset?: number } & ListQuery) {
-    const text = q.q.trim();
-    if (text === "") throw new AppError("validation_failed", "q is required", { fields: { q: "must not be blank" } });
-    if (q.mode === "semantic") throw new AppError("semantic_unavailable", "semantic search is not available yet; use mode=lexical or hybrid");
+    const text = searchText(q.q, q.mode);
     const limit = q.limit ?? 20;
     const offset = q.offset ?? 0;
-    const { hits, count } = await this.engine.query({
-      accountId: caller.accountId,
-      q: text,
-      restrict: this.repo.filteredIds(caller.accountId, filtersOf(q)),
-      limit,
-      offset,
-    });
-    const sources = new Map((await this.repo.searchSources(hits.map((h) => h.id), indexedBodyChars)).map((s) => [s.id, s]));
-    const revisions = new Map((await this.repo.getMany(caller.accountId, hits.map((h) => h.id))).map((n) => [n.id, n.current_revision]));
-    const terms = prepareQuery(text).terms;
-    const results = hits.flatMap((h) => {
-      const s = sources.get(h.id);
-      if (!s) return [];
-      const lines = matchingLines(s.body_head, terms);
-      return [
-        {
-          id: s.id,
-          title: s.title,
-          revision: revisions.get(s.id) ?? 0,
-          score: h.score,
-          matchedField: fieldOf(h, s, terms),
-          lineRanges: lines.ranges,
-          matchCount: lines.count,
-        },
-      ];
-    });
+    const { found, count } = await this.find(caller, text, filtersOf(q), { limit, offset });
+    const results = found.map((f) => ({
+      id: f.source.id,
+      title: f.source.title,
+      revision: f.revision,
+      score: f.score,
+      matchedField: f.matchedField,
+      lineRanges: f.lines.ranges,
+      matchCount: f.lines.count,
+    }));
     return { results, count, limit, offset, mode: "lexical" as const };
   }
+}
+
+/** The query text of a search request: 400 when blank, 503 for semantic search (not served yet). */
+export function searchText(q: string, mode?: string): string {
+  const text = q.trim();
+  if (text === "") throw new AppError("validation_failed", "q is required", { fields: { q: "must not be blank" } });
+  if (mode === "semantic") throw new AppError("semantic_unavailable", "semantic search is not available yet; use mode=lexical or hybrid");
+  return text;
 }
 
 const description = (s: Pick<SearchSource, "properties">) => (typeof s.properties.description === "string" ? s.properties.description : "");

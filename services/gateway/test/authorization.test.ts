@@ -136,6 +136,7 @@ const samples: Record<string, Sample> = {
   listWebhookDeliveries: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
   listNotes: { request: () => ({ query: { limit: "10" } }) },
   createNote: { request: (t) => ({ body: { title: `matrix note ${t.n}` } }) },
+  search: { request: () => ({ query: { q: "parsers" } }) },
   searchNotes: { request: () => ({ query: { q: "parsers" } }) },
   exportNotes: { request: () => ({}) },
   getNote: { request: (t) => ({ params: { id: t.noteId } }), names: "resource" },

@@ -255,6 +255,22 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   createNote: (f) => ({
     body: { title: "Walked", bodyMarkdown: "# Walked", kind: "walk", state: "open", tags: [f.tagSlug], project: f.projectId, repository: "github.com/hostile/notes", paths: ["src/"], properties: { a: 1 } },
   }),
+  search: (f) => ({
+    query: {
+      q: "parsers",
+      types: "item,note",
+      mode: "hybrid",
+      project: f.projectId,
+      path: "src/api/routes.ts",
+      exactProject: "false",
+      exactPath: "false",
+      kind: "walk",
+      state: "open",
+      tags: f.tagSlug,
+      include: "content",
+      limit: "10",
+    },
+  }),
   searchNotes: (f) => ({ query: { q: "parsers", mode: "lexical", project: f.projectId, kind: "walk", state: "open", tags: f.tagSlug, archived: "any", limit: "10", offset: "0" } }),
   exportNotes: () => ({}),
   getNote: (f) => ({ params: { id: f.noteId } }),
