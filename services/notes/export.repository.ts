@@ -1,29 +1,6 @@
 // The notes export's reads: an account's notes in id order, a page of sizes first, then bodies in bounded batches.
 import { sql, type Kysely } from "kysely";
-import type { NoteRow } from "./notes.repository.ts";
-
-const columns = [
-  "id",
-  "account_id",
-  "title",
-  "kind",
-  "state",
-  "project_id",
-  "repository",
-  "repository_key",
-  "paths",
-  "tags",
-  "properties",
-  "current_revision",
-  "bytes",
-  "line_count",
-  "snapshot_revision",
-  "snapshot_bytes",
-  "archived_at",
-  "created_at",
-  "updated_at",
-  "body",
-] as const;
+import { noteColumns, noteOf, type NoteRow } from "./notes.repository.ts";
 
 export class ExportRepository {
   constructor(private readonly db: Kysely<any>) {}
@@ -40,17 +17,11 @@ export class ExportRepository {
     if (ids.length === 0) return [];
     const rows = await this.db
       .selectFrom("notes.notes")
-      .select([...columns])
+      .select([...noteColumns, "body"])
       .where("account_id", "=", accountId)
       .where(sql<boolean>`id = any(${sql.val(ids)}::text[])`)
       .orderBy("id")
       .execute();
-    // int8 columns come back as strings from pg.
-    return rows.map((r) => ({
-      ...(r as unknown as NoteRow & { body: string }),
-      archived_at: r.archived_at == null ? null : Number(r.archived_at),
-      created_at: Number(r.created_at),
-      updated_at: Number(r.updated_at),
-    }));
+    return rows.map((r) => noteOf(r) as NoteRow & { body: string });
   }
 }

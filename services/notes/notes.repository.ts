@@ -93,7 +93,8 @@ export interface NoteFilters {
   archived: "false" | "true" | "any";
 }
 
-const meta = [
+/** A note row's columns but the body. */
+export const noteColumns = [
   "id",
   "account_id",
   "title",
@@ -114,6 +115,7 @@ const meta = [
   "created_at",
   "updated_at",
 ] as const;
+const meta = noteColumns;
 
 const revisionColumns = [
   "note_id",
@@ -131,7 +133,7 @@ const revisionColumns = [
 ] as const;
 
 // int8 columns come back as strings from pg; JSON columns as objects (pg and PGlite alike).
-const noteOf = (r: Record<string, unknown>): NoteRow => ({
+export const noteOf = (r: Record<string, unknown>): NoteRow => ({
   ...(r as unknown as NoteRow),
   archived_at: r.archived_at == null ? null : Number(r.archived_at),
   created_at: Number(r.created_at),
