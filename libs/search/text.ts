@@ -76,13 +76,17 @@ export function matchedField(fields: { name: string; text: string }[], terms: st
   return fields[0]?.name ?? null;
 }
 
+/** Characters of a field a snippet looks through for the match. */
+const snippetScanChars = 64 * 1024;
+
 /**
  * At most `maxBytes` UTF-8 bytes of `text` around the first query term found, never cut inside a character
  * (code points are whole; a cut falls between them). Folding keeps most lengths, so the match is located in
  * the folded text and mapped back by position when the lengths agree, else the snippet starts at the top.
  */
 export function snippet(text: string, terms: string[], maxBytes = 600): string {
-  const clean = text.replace(unstorable, " ").replace(/\s+/g, " ").trim();
+  // The match is looked for in the first 64K characters at most: folding is linear work on the event loop.
+  const clean = text.slice(0, snippetScanChars).replace(unstorable, " ").replace(/\s+/g, " ").trim();
   const folded = fold(clean);
   let at = -1;
   if (folded.length === clean.length) {

@@ -13,6 +13,11 @@ export const indexedContentBytes = 256 * 1024;
 /** Longest q accepted (the contract refuses longer with 400). */
 export const maxQueryChars = 500;
 export const snippetBytes = 600;
+/**
+ * Content a snippet is looked for in: the first 64 KB (a match further in shows the content's start). Bounds what
+ * a page of up to 1,000 results reads and folds on the event loop.
+ */
+const snippetSourceBytes = 64 * 1024;
 
 export interface SearchQuery extends ListQuery {
   q: string;
@@ -95,7 +100,7 @@ export class SearchService {
     // Content is read again only for the rows whose snippet comes from it.
     const hitOf = new Map(hits.map((h) => [h.id, h]));
     const fromContent = rows.filter((r) => { const m = hitOf.get(r.id)!.matched; return m === null || ("weight" in m && m.weight === "D"); });
-    const heads = new Map((await this.docs.sources(caller.accountId, fromContent.map((r) => r.id), indexedContentBytes)).map((s) => [s.id, s]));
+    const heads = new Map((await this.docs.sources(caller.accountId, fromContent.map((r) => r.id), snippetSourceBytes)).map((s) => [s.id, s]));
     if (withContent) await this.repo.addContents(caller.accountId, rows);
     const terms = prepareQuery(text).terms;
     const items = rows.map((r) => ({ ...toItem(r, withContent), search: found(hitOf.get(r.id)!, heads.get(r.id), r, terms) }));

@@ -2,13 +2,16 @@
 // GET /api/notes/search answering compact coordinates (the note, its revision, the lines that match).
 import type { Caller, NoteEventMessage } from "@trove/contracts";
 import { AppError } from "@trove/errors";
-import { indexText, matchedField, prepareQuery, type SearchDoc, type SearchEngine, type SearchHit } from "@trove/search";
+import { indexText, prepareQuery, type SearchDoc, type SearchEngine, type SearchHit } from "@trove/search";
 import type { NoteFilters, NotesRepository, SearchSource } from "./notes.repository.ts";
 import { filtersOf, type ListQuery } from "./notes.service.ts";
 
 /** Body indexed per note: the first 256K characters (as for item content; a longer log is found by its start,
  * title, tags and paths). Line coordinates are looked for in the same part. */
 export const indexedBodyChars = 256 * 1024;
+/** Body characters one search request looks through for line coordinates, over all its results (later results
+ * of a page of very long notes may then show fewer lines). */
+const lineScanChars = 2 * 1024 * 1024;
 /** Line ranges a result shows at most. */
 const maxRanges = 10;
 
@@ -68,10 +71,14 @@ export class NoteSearch {
     const sources = new Map((await this.repo.searchSources(hits.map((h) => h.id), indexedBodyChars)).map((s) => [s.id, s]));
     const revisions = new Map((await this.repo.revisionsOf(caller.accountId, hits.map((h) => h.id))).map((n) => [n.id, n.current_revision]));
     const terms = prepareQuery(q).terms;
+    // Lines are looked for within one budget per request, so a page of long notes cannot hold the event loop.
+    let budget = lineScanChars;
     const found = hits.flatMap((h): NoteFound[] => {
       const source = sources.get(h.id);
       if (!source) return [];
-      return [{ source, revision: revisions.get(h.id) ?? 0, score: h.score, matchedField: fieldOf(h, source, terms), lines: matchingLines(source.body_head, terms), terms }];
+      const scanned = source.body_head.slice(0, Math.max(0, budget));
+      budget -= scanned.length;
+      return [{ source, revision: revisions.get(h.id) ?? 0, score: h.score, matchedField: fieldOf(h, source, terms), lines: matchingLines(scanned, terms), terms }];
     });
     return { found, count };
   }
@@ -124,17 +131,21 @@ const byWeight: Record<string, NoteMatchedField[]> = { A: ["title"], B: ["tags",
 
 function fieldOf(hit: SearchHit, s: SearchSource, terms: string[]): NoteMatchedField {
   if (hit.matched && "fuzzy" in hit.matched) return "title";
-  const texts: Record<NoteMatchedField, string> = {
+  const names = hit.matched ? byWeight[hit.matched.weight]! : allFields;
+  if (names.length === 1) return names[0]!;
+  // The short fields are tested; the body (long) is what is left, never folded here.
+  const texts: Record<Exclude<NoteMatchedField, "body">, string> = {
     title: s.title,
     tags: s.tags.join(" "),
     description: description(s),
     repository: s.repository ?? "",
     paths: s.paths.join(" "),
-    body: s.body_head,
   };
-  const names = hit.matched ? byWeight[hit.matched.weight]! : (Object.keys(texts) as NoteMatchedField[]);
-  return (matchedField(names.map((name) => ({ name, text: texts[name] })), terms) ?? "body") as NoteMatchedField;
+  for (const name of names) if (name !== "body" && terms.some((t) => indexText(texts[name]).includes(t))) return name;
+  return names.includes("body") ? "body" : names[0]!;
 }
+
+const allFields: NoteMatchedField[] = ["title", "tags", "description", "repository", "paths", "body"];
 
 /** 1-based lines of the body holding a query term (folded), merged into ranges when adjacent. */
 function matchingLines(body: string, terms: string[]): { ranges: { startLine: number; endLine: number }[]; count: number } {
