@@ -130,11 +130,20 @@ export function documentsMatching(table: string, accountId: string, q: string) {
 /**
  * The query as a tsquery: websearch syntax through both configurations, OR the same with its last word as a
  * prefix (websearch_to_tsquery has no prefix syntax; the word is letters and digits only, so to_tsquery cannot
- * fail on it). websearch_to_tsquery never fails on any input.
+ * fail on it). websearch_to_tsquery never fails on any input. The English reading is used only when it kept every
+ * word: it drops stop words ("before review" would read as "review" alone), and ORed with the exact reading that
+ * would widen the query instead of stemming it.
  */
 function tsquery(p: PreparedQuery): RawBuilder<unknown> {
-  const whole = sql`(websearch_to_tsquery('simple', ${p.text}) || websearch_to_tsquery('english', ${p.text}))`;
+  const simple = sql`websearch_to_tsquery('simple', ${p.text})`;
+  const whole = sql`(${simple} || ${englishIfWhole(sql`websearch_to_tsquery('english', ${p.text})`, simple)})`;
   if (!p.prefix) return whole;
   const word = `${p.prefix}:*`;
-  return sql`(${whole} || (websearch_to_tsquery('simple', ${p.rest}) && to_tsquery('simple', ${word})) || (websearch_to_tsquery('english', ${p.rest}) && to_tsquery('english', ${word})))`;
+  const simplePrefix = sql`(websearch_to_tsquery('simple', ${p.rest}) && to_tsquery('simple', ${word}))`;
+  const englishPrefix = sql`(websearch_to_tsquery('english', ${p.rest}) && to_tsquery('english', ${word}))`;
+  return sql`(${whole} || ${simplePrefix} || ${englishIfWhole(englishPrefix, simplePrefix)})`;
 }
+
+/** The English reading when it has as many nodes as the exact one (no stop word dropped), else the exact one. */
+const englishIfWhole = (english: RawBuilder<unknown>, simple: RawBuilder<unknown>) =>
+  sql`(case when numnode(${english}) = numnode(${simple}) then ${english} else ${simple} end)`;

@@ -61,6 +61,10 @@ describe("items search", () => {
     expect(await found("soda brea")).toEqual(["soda"]);
     // English stemming: "operate" finds "operating".
     expect(await found("operate clusters")).toEqual(["kube"]);
+    // Every word counts, stop words too: "before" (an English stop word) does not drop out and widen the query.
+    expect(await found("before database")).toEqual(["postgres"]);
+    expect(await found("database before")).toEqual(["postgres"]);
+    expect(await found("before crust")).toEqual([]);
   });
 
   test("a typo in a title word is tolerated when nothing matches exactly", async () => {
