@@ -6,17 +6,14 @@
 // BENCH_ITEMS (10,000) items; the log: the events those saves wrote, then item.updated/tagged/untagged/collection
 // events over those items written in SQL with positions (as the relay gives them) up to 100k, then 1M.
 // Writes the `## Change stream` section of docs/benchmarks.md. Needs PostgreSQL, NATS and the shared corpus.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
 import { openDatabase } from "@trove/db";
-import { aliceKey, backingServices, dropScratchDatabase, freePort, processEnv, waitForHealth, type Backing } from "@trove/testing";
+import { aliceKey, type Backing, backingServices, dropScratchDatabase } from "@trove/testing";
 import { encodeCursor } from "../services/items/changes.service.ts";
 import { copyToSize, corpusPages, loadThroughApi } from "./library.ts";
 import { machineLine, quantile, today, writeSection } from "./report.ts";
-import { query, type Db } from "./sql.ts";
-import { spawnQuiet, startDistributed, stopAll } from "./topology.ts";
+import { type Db, query } from "./sql.ts";
+import { startDistributed, startEmbedded } from "./topology.ts";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/postgres";
 process.env.NATS_URL ??= "nats://127.0.0.1:4222";
@@ -141,37 +138,14 @@ async function run(name: "embedded" | "distributed", base: string, openDb: () =>
   results[name] = { library: { items: libraryItems, saved: loaded.items.length }, catchUp: walked, plain, tagged, growSeconds };
 }
 
-const running = new Set<Subprocess>();
 try {
   // Embedded: bun run start on PGlite; the bench writes the log while it is stopped (PGlite is one process's).
   {
-    const dataDir = mkdtempSync(join(tmpdir(), "trove-bench-changes-"));
+    const embedded = await startEmbedded(b, troveEnv, "changes");
     try {
-      const port = await freePort();
-      const env = { ...processEnv(b, port, troveEnv), TROVE_DATA_DIR: dataDir } as Record<string, string>;
-      delete env.DATABASE_URL;
-      delete env.NATS_URL;
-      let proc = spawnQuiet(["start"], env);
-      running.add(proc);
-      const url = `http://127.0.0.1:${port}`;
-      await waitForHealth(url);
-      await run(
-        "embedded",
-        url,
-        () => openDatabase({ dataDir }),
-        async (fn) => {
-          await stopAll([proc]);
-          running.delete(proc);
-          await fn();
-          proc = spawnQuiet(["start"], env);
-          running.add(proc);
-          await waitForHealth(url);
-        },
-      );
+      await run("embedded", embedded.url, () => openDatabase({ dataDir: embedded.dataDir }), (fn) => embedded.paused(fn));
     } finally {
-      await stopAll(running);
-      running.clear();
-      rmSync(dataDir, { recursive: true, force: true });
+      await embedded.stop();
     }
   }
   // Distributed: every service its own process over PostgreSQL + NATS; the log grows under the running services.
@@ -184,7 +158,6 @@ try {
     }
   }
 } finally {
-  await stopAll(running);
   await b.stop();
   await dropScratchDatabase(b.databaseUrl).catch(() => {});
 }

@@ -9,18 +9,16 @@
 //   history   the one note, appended to until it has BENCH_REVISIONS (10,000) revisions: GET /api/notes/:id,
 //             /read?view=overview, /history (newest page, oldest page), p50/p95; and its rows in notes.revisions
 // Writes the `## Notes` section of docs/benchmarks.md. Needs PostgreSQL, NATS and the shared corpus.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
 import { unzipSync } from "fflate";
 import { openDatabase } from "@trove/db";
 import { extractHtml } from "../libs/extract/index.ts";
-import { aliceKey, backingServices, dropScratchDatabase, freePort, processEnv, waitForHealth, type Backing } from "@trove/testing";
+import { aliceKey, type Backing, backingServices, dropScratchDatabase } from "@trove/testing";
 import { corpusPages, tagsFor } from "./library.ts";
 import { machineLine, quantile, today, writeSection } from "./report.ts";
-import { query, type Db } from "./sql.ts";
-import { spawnQuiet, startDistributed, stopAll, treeOf } from "./topology.ts";
+import { type Db, query } from "./sql.ts";
+import { startDistributed, startEmbedded, treeOf } from "./topology.ts";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/postgres";
 process.env.NATS_URL ??= "nats://127.0.0.1:4222";
@@ -243,34 +241,23 @@ async function tableOf(db: Db, noteId: string): Promise<NonNullable<Measured["ta
 }
 
 const results: Partial<Record<"embedded" | "distributed", Measured>> = {};
-const running = new Set<Subprocess>();
 try {
   // Embedded: bun run start on PGlite; the revisions table is read once it has stopped (PGlite is one process's).
   {
-    const dataDir = mkdtempSync(join(tmpdir(), "trove-bench-notes-"));
+    const embedded = await startEmbedded(b, troveEnv, "notes");
     try {
-      const port = await freePort();
-      const env = { ...processEnv(b, port, troveEnv), TROVE_DATA_DIR: dataDir } as Record<string, string>;
-      delete env.DATABASE_URL;
-      delete env.NATS_URL;
-      const proc = spawnQuiet(["start"], env);
-      running.add(proc);
-      const url = `http://127.0.0.1:${port}`;
-      await waitForHealth(url);
-      const m = await measure("embedded", url, () => [proc.pid]);
-      await stopAll([proc]);
-      running.delete(proc);
-      const database = await openDatabase({ dataDir });
-      try {
-        m.table = await tableOf(database.db, m.noteId);
-      } finally {
-        await database.close();
-      }
+      const m = await measure("embedded", embedded.url, () => [embedded.pid()]);
+      m.table = await embedded.paused(async () => {
+        const database = await openDatabase({ dataDir: embedded.dataDir });
+        try {
+          return await tableOf(database.db, m.noteId);
+        } finally {
+          await database.close();
+        }
+      });
       results.embedded = m;
     } finally {
-      await stopAll(running);
-      running.clear();
-      rmSync(dataDir, { recursive: true, force: true });
+      await embedded.stop();
     }
   }
   // Distributed: every service its own process; the export's memory is the notes process's and the gateway's.
@@ -290,7 +277,6 @@ try {
     }
   }
 } finally {
-  await stopAll(running);
   await b.stop();
   await dropScratchDatabase(b.databaseUrl).catch(() => {});
 }

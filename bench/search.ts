@@ -11,18 +11,15 @@
 //              notes), a tag-filtered list page, the list with q and the feed with q; one request at a time
 // Sizes: embedded BENCH_EMBEDDED_ITEMS (10,000); distributed BENCH_ITEMS (10,000 then 100,000).
 // Writes the `## Search` section of docs/benchmarks.md. Needs PostgreSQL, NATS and the shared corpus.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
 import { openDatabase } from "@trove/db";
 import { itemsSearchIndex } from "@trove/items";
 import { prepareQuery } from "../libs/search/index.ts";
-import { aliceKey, backingServices, dropScratchDatabase, freePort, processEnv, waitForHealth, type Backing } from "@trove/testing";
+import { aliceKey, type Backing, backingServices, dropScratchDatabase } from "@trove/testing";
 import { copyToSize, corpusPages, loadThroughApi, passages, tagsFor } from "./library.ts";
 import { machineLine, quantile, today, writeSection } from "./report.ts";
-import { query, type Db } from "./sql.ts";
-import { spawnQuiet, startDistributed, stopAll } from "./topology.ts";
+import { type Db, query } from "./sql.ts";
+import { startDistributed, startEmbedded } from "./topology.ts";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/postgres";
 process.env.NATS_URL ??= "nats://127.0.0.1:4222";
@@ -301,32 +298,14 @@ async function run(
   }
 }
 
-const running = new Set<Subprocess>();
 try {
   if (only !== "distributed") {
     // Embedded: bun run start on PGlite; SQL runs while it is stopped (PGlite is one process's).
-    const dataDir = mkdtempSync(join(tmpdir(), "trove-bench-search-"));
+    const embedded = await startEmbedded(b, troveEnv, "search");
     try {
-      const port = await freePort();
-      const env = { ...processEnv(b, port, troveEnv), TROVE_DATA_DIR: dataDir } as Record<string, string>;
-      delete env.DATABASE_URL;
-      delete env.NATS_URL;
-      let proc = spawnQuiet(["start"], env);
-      running.add(proc);
-      const url = `http://127.0.0.1:${port}`;
-      await waitForHealth(url);
-      await run("embedded", url, embeddedSizes, () => openDatabase({ dataDir }), async (fn) => {
-        await stopAll([proc]);
-        running.delete(proc);
-        await fn();
-        proc = spawnQuiet(["start"], env);
-        running.add(proc);
-        await waitForHealth(url);
-      });
+      await run("embedded", embedded.url, embeddedSizes, () => openDatabase({ dataDir: embedded.dataDir }), (fn) => embedded.paused(fn));
     } finally {
-      await stopAll(running);
-      running.clear();
-      rmSync(dataDir, { recursive: true, force: true });
+      await embedded.stop();
     }
   }
   if (only !== "embedded") {
@@ -339,7 +318,6 @@ try {
     }
   }
 } finally {
-  await stopAll(running);
   await b.stop();
   await dropScratchDatabase(b.databaseUrl).catch(() => {});
 }

@@ -1,6 +1,8 @@
 // Processes for the bench scripts, and the CPU they use. Their output goes to /dev/null: at LOG_LEVEL=info every
 // request writes an access line, which belongs in the measurement but not on the terminal; errors reach stderr.
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { freePort, processEnv, repoRoot, serviceNames, waitForHealth, type Backing } from "@trove/testing";
 
@@ -34,6 +36,53 @@ export async function startDistributed(backing: Backing, extraEnv: Record<string
     throw err;
   }
   return topology;
+}
+
+export interface Embedded {
+  url: string;
+  dataDir: string;
+  /** The running `bun run start` process (a new one after each `paused`). */
+  pid(): number;
+  /** Stops Trove, runs fn (PGlite's data directory is one process's: SQL from the bench needs it stopped), starts it again. */
+  paused<T>(fn: () => Promise<T>): Promise<T>;
+  /** Stops Trove and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/** `bun run start` on PGlite in a fresh data directory: the embedded deployment, with no PostgreSQL or NATS. */
+export async function startEmbedded(backing: Backing, extraEnv: Record<string, string>, name: string): Promise<Embedded> {
+  const dataDir = mkdtempSync(join(tmpdir(), `trove-bench-${name}-`));
+  const port = await freePort();
+  const env = { ...processEnv(backing, port, extraEnv), TROVE_DATA_DIR: dataDir } as Record<string, string>;
+  delete env.DATABASE_URL;
+  delete env.NATS_URL;
+  const url = `http://127.0.0.1:${port}`;
+  let proc: Subprocess | null = spawnQuiet(["start"], env);
+  const stop = async () => {
+    if (proc) await stopAll([proc]);
+    proc = null;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealth(url);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    url,
+    dataDir,
+    pid: () => proc!.pid,
+    async paused(fn) {
+      await stopAll([proc!]);
+      proc = null;
+      const result = await fn();
+      proc = spawnQuiet(["start"], env);
+      await waitForHealth(url);
+      return result;
+    },
+    stop,
+  };
 }
 
 /** A process and all its descendants (`bun run start` runs Trove in a child of the process it spawns). */
