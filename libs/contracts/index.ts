@@ -12,3 +12,4 @@ export * from "./internal.ts";
 export * from "./permissions.ts";
 export * from "./note-events.ts";
 export * from "./search.ts";
+export * from "./sources.ts";

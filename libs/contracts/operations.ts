@@ -7,6 +7,7 @@ import { noteOperationsTable } from "./notes.ts";
 import { op } from "./operation.ts";
 import { projectOperations } from "./projects.ts";
 import { searchOperations } from "./search.ts";
+import { sourceOperations } from "./sources.ts";
 import { webhookOperations } from "./webhooks.ts";
 import {
   Collection,
@@ -410,6 +411,7 @@ export const operations = {
   ...noteOperationsTable,
   ...projectOperations,
   ...searchOperations,
+  ...sourceOperations,
 } as const;
 
 export type Operations = typeof operations;

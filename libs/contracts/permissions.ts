@@ -2,13 +2,14 @@
 // show, like the notes connected to an item) both apply. Scope is enforced by the services, not here.
 import type { Caller, HttpMethod, Operation, Permission } from "./operation.ts";
 
-const personalOnly = new Set<Permission>(["clients.manage", "webhooks.manage", "changes.read"]);
+/** Source routes change what flows into the whole library: personal keys (or a session) only. */
+const personalOnly = new Set<Permission>(["clients.manage", "webhooks.manage", "changes.read", "sources.write"]);
 
 /**
- * A key scoped to a tag or a collection confines its client to part of the library. Notes and projects belong to
- * no scope, so such a key holds none of their permissions.
+ * A key scoped to a tag or a collection confines its client to part of the library. Notes, projects and sources
+ * belong to no scope, so such a key holds none of their permissions.
  */
-const outsideAnyScope = new Set<Permission>(["notes.read", "notes.write", "projects.read", "projects.write"]);
+const outsideAnyScope = new Set<Permission>(["notes.read", "notes.write", "projects.read", "projects.write", "sources.read", "sources.write"]);
 
 /** True when the key sees only part of the library (a tag or collection scope). */
 export const isScoped = (caller: Caller): boolean => !!caller.scope && ((caller.scope.tagSlugs?.length ?? 0) > 0 || !!caller.scope.collectionId);

@@ -15,12 +15,18 @@ interface ValidationIssue {
   summary?: string;
 }
 
-/** Turns Elysia's validation error into 400 validation_failed with one message per field. */
+/**
+ * Turns Elysia's validation error into 400 validation_failed with one message per top-level field: a nested issue
+ * is reported at its field, its path inside it leading the message (`smartTagRules: "0.contains: ..."`). So the
+ * answer stays bounded (an array of 20,000 bad elements is one entry) and names what the caller sent, also when
+ * Elysia wrapped a lone value into an array before checking it.
+ */
 export function validationFailed(where: string, issues: ValidationIssue[]): AppError {
   const fields: Record<string, string> = {};
   for (const issue of issues) {
-    const key = (issue.path ?? "").replace(/^\//, "").replaceAll("/", ".") || where;
-    fields[key] ??= issue.summary ?? issue.message ?? "invalid value";
+    const [key = where, ...inner] = (issue.path ?? "").replace(/^\//, "").split("/").filter((s) => s !== "");
+    const message = issue.summary ?? issue.message ?? "invalid value";
+    fields[key] ??= inner.length > 0 ? `${inner.join(".")}: ${message}` : message;
   }
   const names = Object.keys(fields);
   return new AppError("validation_failed", `invalid ${where}: ${names.map((n) => `${n} (${fields[n]})`).join(", ")}`, { fields });

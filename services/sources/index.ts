@@ -1,9 +1,23 @@
-// The sources service. For now it answers only its health subject (served by the host); its domain comes in later issues.
-import type { ServiceModule } from "@trove/host";
+// The sources service: sources and their settings, status and event log. Polling, discovery and the inbox's mail
+// listener come with their types (see docs/decisions.md, "Sources").
+import { join } from "node:path";
+import { serveOperations, type ServiceModule } from "@trove/host";
+import { sourcesEndpoints } from "./endpoints.ts";
+import { SourceEventsRepository } from "./source-events.repository.ts";
+import { SourcesRepository } from "./sources.repository.ts";
+import { SourcesService } from "./sources.service.ts";
 
 export const sourcesService: ServiceModule = {
   name: "sources",
-  async start() {
-    return { stop: async () => {} };
+  schema: { name: "sources", migrations: join(import.meta.dir, "migrations") },
+  async start(rt) {
+    const db = rt.database.db;
+    const sources = new SourcesService(new SourcesRepository(db), new SourceEventsRepository(db), { inboxDomain: rt.config.inboxDomain });
+    const subs = serveOperations(rt.bus, "sources", sourcesEndpoints(sources), rt.log);
+    return {
+      stop: async () => {
+        for (const s of subs) await s.stop();
+      },
+    };
   },
 };

@@ -20,7 +20,7 @@ type Role = (typeof roles)[number];
 const clientRoles = new Set<Role>(["readWrite", "readOnly", "tagScoped", "collectionScoped"]);
 const scopedRoles = new Set<Role>(["tagScoped", "collectionScoped"]);
 /** Permissions only a personal key has (the spec: credentials, the change stream, webhook management). */
-const personalOnly = new Set(["clients.manage", "webhooks.manage", "changes.read"]);
+const personalOnly = new Set(["clients.manage", "webhooks.manage", "changes.read", "sources.write"]);
 
 const keys = {} as Record<Role, string | null>;
 const scopeTag = "matrix-scope";
@@ -46,6 +46,7 @@ interface Target {
   archivedNoteId: string;
   projectId: string;
   linkId: string;
+  sourceId: string;
   n: number;
 }
 
@@ -71,7 +72,8 @@ async function target(inside: boolean): Promise<Target> {
   const archivedNoteId = (await ok("/api/notes", { title: `archived ${n}` })).note.id;
   await ok(`/api/notes/${archivedNoteId}/archive`, { expectedRevision: 1 });
   const linkId = (await ok(`/api/notes/${noteId}/item-links`, { itemId })).link.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, noteId, archivedNoteId, projectId, linkId, n };
+  const sourceId = (await ok("/api/sources", { type: "rss", feedUrl: `http://127.0.0.1:9/matrix/feed/${n}` })).source.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, noteId, archivedNoteId, projectId, linkId, sourceId, n };
 }
 
 // ---- samples: one request per operation ------------------------------------------------------------------
@@ -156,6 +158,16 @@ const samples: Record<string, Sample> = {
   updateProject: { request: (t) => ({ params: { id: t.projectId }, body: { state: "paused" } }), names: "resource" },
   deleteProject: { request: (t) => ({ params: { id: t.projectId } }), names: "resource" },
   contextBrief: { request: (t) => ({ query: { project: `github.com/matrix/p${t.n}` } }) },
+  listSources: { request: () => ({ query: { limit: "10" } }) },
+  getSource: { request: (t) => ({ params: { id: t.sourceId } }), names: "resource" },
+  createSource: { request: (t) => ({ body: { type: "rss", feedUrl: `http://127.0.0.1:9/matrix/new-feed/${t.n}` } }) },
+  deleteSource: { request: (t) => ({ params: { id: t.sourceId } }), names: "resource" },
+  pauseSource: { request: (t) => ({ params: { id: t.sourceId } }), names: "resource" },
+  resumeSource: { request: (t) => ({ params: { id: t.sourceId } }), names: "resource" },
+  updateSourceSettings: { request: (t) => ({ params: { id: t.sourceId }, body: { name: "renamed" } }), names: "resource" },
+  setSourceDefaultTags: { request: (t) => ({ params: { id: t.sourceId }, body: { tags: ["feeds"] } }), names: "resource" },
+  setSourceRollup: { request: (t) => ({ params: { id: t.sourceId }, body: { enabled: true } }), names: "resource" },
+  listSourceEvents: { request: (t) => ({ params: { id: t.sourceId } }), names: "resource" },
 };
 
 // ---- the expected cell ---------------------------------------------------------------------------------------
@@ -166,8 +178,8 @@ function expected(role: Role, op: Operation, sample: Sample, outsideScope: boole
   if (op.permission === null) return 200;
   if (role === "revoked" || role === "noKey") return 401;
   if (clientRoles.has(role) && personalOnly.has(op.permission)) return 403;
-  // A tag or collection scope confines a client to part of the library; notes and projects are in no scope.
-  if (scopedRoles.has(role) && /^(notes|projects)\./.test(op.permission)) return 403;
+  // A tag or collection scope confines a client to part of the library; notes, projects and sources are in no scope.
+  if (scopedRoles.has(role) && /^(notes|projects|sources)\./.test(op.permission)) return 403;
   if (role === "readOnly" && (op.method !== "GET" || op.permission === "sources.write")) return 403;
   if (role === "otherAccount" && sample.names) return 404;
   if (outsideScope) return 404;

@@ -166,6 +166,7 @@ interface Fixtures {
   archivedNoteId: string;
   projectId: string;
   linkId: string;
+  sourceId: string;
   n: number;
 }
 
@@ -191,7 +192,8 @@ async function fixtures(): Promise<Fixtures> {
   const archivedNoteId = (await ok("/api/notes", { title: `archived ${n}`, bodyMarkdown: "gone" })).note.id;
   await ok(`/api/notes/${archivedNoteId}/archive`, { expectedRevision: 1 });
   const linkId = (await ok(`/api/notes/${noteId}/item-links`, { itemId, relation: "evidence" })).link.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, noteId, archivedNoteId, projectId, linkId, n };
+  const sourceId = (await ok("/api/sources", { type: "rss", feedUrl: `http://127.0.0.1:9/hostile/feed/${n}` })).source.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, noteId, archivedNoteId, projectId, linkId, sourceId, n };
 }
 
 /** A request each operation answers 2xx; the hostile variants each change one thing in it. */
@@ -309,6 +311,42 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   }),
   deleteProject: (f) => ({ params: { id: f.projectId } }),
   contextBrief: (f) => ({ query: { project: `https://github.com/hostile/p${f.n}.git`, path: "src/api/routes.ts", limit: "5" } }),
+  listSources: () => ({ query: { include: "settings", type: "rss", limit: "10", offset: "0" } }),
+  getSource: (f) => ({ params: { id: f.sourceId }, query: { include: "sensitive" } }),
+  createSource: (f) => ({
+    body: {
+      type: "rss",
+      feedUrl: `http://127.0.0.1:9/hostile/new-feed/${f.n}`,
+      name: "Walked",
+      pollEveryMin: 30,
+      backfillMode: "days",
+      backfillDays: 7,
+      initialImportCount: 5,
+      defaultTags: ["walked"],
+      smartTagRules: [{ field: "title", contains: "parser", tags: ["parsing"] }],
+      expandFullContent: false,
+      autoSummarize: true,
+      rollupEnabled: false,
+    },
+  }),
+  deleteSource: (f) => ({ params: { id: f.sourceId } }),
+  pauseSource: (f) => ({ params: { id: f.sourceId } }),
+  resumeSource: (f) => ({ params: { id: f.sourceId } }),
+  updateSourceSettings: (f) => ({
+    params: { id: f.sourceId },
+    body: {
+      name: "Renamed",
+      pollEveryMin: 15,
+      defaultTags: ["walked"],
+      smartTagRules: [{ field: "any", contains: "parser", tags: ["parsing"] }],
+      expandFullContent: true,
+      autoSummarize: false,
+      rollupEnabled: true,
+    },
+  }),
+  setSourceDefaultTags: (f) => ({ params: { id: f.sourceId }, body: { tags: ["walked", "feeds"] } }),
+  setSourceRollup: (f) => ({ params: { id: f.sourceId }, body: { enabled: true } }),
+  listSourceEvents: (f) => ({ params: { id: f.sourceId }, query: { limit: "10", offset: "0" } }),
 };
 
 // ---- variants ------------------------------------------------------------------------------------------------
