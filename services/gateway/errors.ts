@@ -15,19 +15,25 @@ interface ValidationIssue {
   summary?: string;
 }
 
+/** Most fields one 400 names; past it, problems are reported per top-level field (20,000 bad elements: one entry). */
+const maxNamedFields = 20;
+
 /**
- * Turns Elysia's validation error into 400 validation_failed with one message per top-level field: a nested issue
- * is reported at its field, its path inside it leading the message (`smartTagRules: "0.contains: ..."`). So the
- * answer stays bounded (an array of 20,000 bad elements is one entry) and names what the caller sent, also when
- * Elysia wrapped a lone value into an array before checking it.
+ * Turns Elysia's validation error into 400 validation_failed with one message per field (`scope.tagSlugs.1`).
+ * When that would name more than maxNamedFields, each problem is reported at its top-level field instead, its
+ * inner path leading the message (`smartTagRules: "19999.field: ..."`), so the answer stays bounded.
  */
 export function validationFailed(where: string, issues: ValidationIssue[]): AppError {
+  const paths = issues.map((issue) => (issue.path ?? "").replace(/^\//, "").split("/").filter((s) => s !== ""));
+  const nested = new Set(paths.map((p) => p.join("."))).size <= maxNamedFields;
   const fields: Record<string, string> = {};
-  for (const issue of issues) {
-    const [key = where, ...inner] = (issue.path ?? "").replace(/^\//, "").split("/").filter((s) => s !== "");
+  issues.forEach((issue, i) => {
+    const path = paths[i]!;
     const message = issue.summary ?? issue.message ?? "invalid value";
+    const key = (nested ? path.join(".") : path[0]) || where;
+    const inner = nested ? [] : path.slice(1);
     fields[key] ??= inner.length > 0 ? `${inner.join(".")}: ${message}` : message;
-  }
+  });
   const names = Object.keys(fields);
   return new AppError("validation_failed", `invalid ${where}: ${names.map((n) => `${n} (${fields[n]})`).join(", ")}`, { fields });
 }

@@ -141,8 +141,9 @@ function refusal(r: Sent, field: string): string | null {
   if (bad) return bad;
   const body = r.status === 400 ? JSON.parse(r.text) : {};
   if (r.status !== 400 || body.error !== "validation_failed") return `${r.label}: expected 400 validation_failed, got ${r.status} ${r.text.slice(0, 160)}`;
-  // A union (a nullable list, say) is reported at the union: `tags` for a bad `tags.0`.
-  const named = Object.keys(body.fields ?? {}).some((k) => k === field || field.startsWith(`${k}.`));
+  // A union (a nullable list, say) is reported at the union: `tags` for a bad `tags.0`; a lone value Elysia wraps
+  // into a list is reported inside it: `rules.0.field` for a bad `rules`.
+  const named = Object.keys(body.fields ?? {}).some((k) => k === field || field.startsWith(`${k}.`) || k.startsWith(`${field}.`));
   if (!named) return `${r.label}: fields ${JSON.stringify(Object.keys(body.fields ?? {}))} do not name ${field}`;
   return null;
 }
