@@ -159,7 +159,7 @@ export function textAsHtml(text: string | null): string {
 }
 
 /** At most n characters, never splitting a surrogate pair. */
-function cap(s: string, n: number): string {
+export function cap(s: string, n: number): string {
   if (s.length <= n) return s;
   const cut = s.slice(0, n);
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;

@@ -6,7 +6,8 @@ import { AppError } from "@trove/errors";
 import type { SourceEventsRepository } from "./source-events.repository.ts";
 import { checkInclude, sourceOf, type SourceInclude } from "./source-view.ts";
 import type { SmartTagRule, SourceRow, SourceSettings, SourcesRepository } from "./sources.repository.ts";
-import { targetOf, type CreateTargetInput } from "./targets.ts";
+import type { RunReport } from "./source-runner.ts";
+import { feedAddress, targetOf, type CreateTargetInput } from "./targets.ts";
 
 export const defaultPollEveryMin = 60;
 
@@ -31,6 +32,17 @@ export interface SourcesOptions {
   inboxDomain: string;
 }
 
+/** What runs sources: the first poll a create answers with, discovery of a site's feed, the SSRF check of a feed URL. */
+export interface SourcePolling {
+  leaseFor(now: number): { owner: string; until: number };
+  runLeased(row: SourceRow): Promise<RunReport>;
+  /** A source became due (resumed): the scheduler looks now. */
+  wake(): void;
+  discover(site: string): Promise<string>;
+  /** Throws url_not_allowed for an address the SSRF guard refuses. */
+  checkFeedUrl(url: string): Promise<void>;
+}
+
 /** Create fields that belong to one type only; given for another type they are refused, not ignored. */
 const fieldsOfType: Record<string, SourceType[]> = {
   feedUrl: ["rss"],
@@ -52,6 +64,7 @@ export class SourcesService {
     private readonly repo: SourcesRepository,
     private readonly log: SourceEventsRepository,
     private readonly opts: SourcesOptions,
+    private readonly polling: SourcePolling,
   ) {}
 
   async list(caller: Caller, q: { include?: SourceInclude; type?: SourceType; limit: number; offset: number }) {
@@ -71,11 +84,11 @@ export class SourcesService {
         throw new AppError("validation_failed", `${field} does not apply to ${body.type} sources`, { fields: { [field]: `not a ${body.type} field` } });
       }
     }
-    const now = nowSeconds();
     const inbox = body.type === "email_inbox";
-    const target = inbox ? inboxTarget(this.opts.inboxDomain) : targetOf(body);
+    const target = inbox ? inboxTarget(this.opts.inboxDomain) : await this.feedTarget(body);
     const settings = settingsOf(defaultSettings, body);
     const config = { ...target.config, ...backfillOf(body) };
+    const now = nowSeconds();
     const { row, created } = await this.repo.insertOrFind(caller.accountId, {
       id: newId(),
       type: body.type,
@@ -87,11 +100,30 @@ export class SourcesService {
       lastError: null,
       config,
       settings,
+      // A feed's title names the source on its first successful run unless the user named it.
+      cursors: inbox || body.name?.trim() ? {} : { nameFromFeed: true },
+      lease: inbox ? null : this.polling.leaseFor(now),
       now,
     });
     if (!created) return { source: sourceOf(row), existing: true };
     await this.log.add(caller.accountId, row.id, { type: "created", at: now, detail: { target: sourceOf(row).target } });
-    return { source: sourceOf(row), existing: false };
+    if (inbox) return { source: sourceOf(row), existing: false };
+    const initialRun = await this.polling.runLeased(row);
+    return { source: sourceOf((await this.repo.get(caller.accountId, row.id)) ?? row), existing: false, initialRun };
+  }
+
+  /** The target of a polled source; an rss site address (`input`) is resolved to its feed, which becomes the target. */
+  private async feedTarget(body: CreateInput) {
+    if (body.type !== "rss") return targetOf(body);
+    if (body.feedUrl === undefined && body.input !== undefined) {
+      const site = feedAddress(body.input, "input");
+      const feedUrl = await this.polling.discover(site);
+      const target = targetOf({ type: "rss", feedUrl });
+      return { ...target, config: { ...target.config, input: site } };
+    }
+    const target = targetOf(body);
+    await this.polling.checkFeedUrl(target.key);
+    return target;
   }
 
   async delete(caller: Caller, id: string) {
@@ -116,6 +148,7 @@ export class SourcesService {
     const row = await this.repo.setStatus(caller.accountId, id, "syncing", current.type === "email_inbox" ? null : now, now);
     if (!row) throw notFound();
     await this.log.add(caller.accountId, id, { type: "resumed", at: now });
+    this.polling.wake();
     return { source: sourceOf(row) };
   }
 
