@@ -24,6 +24,8 @@ export const defaultLeaseTtlSec = 300;
 
 export class Scheduler {
   private readonly pump: Pump;
+  /** Unstarted (tests driving runDue), a wake does nothing. */
+  private started = false;
 
   constructor(
     private readonly leases: LeasesRepository,
@@ -34,12 +36,13 @@ export class Scheduler {
   }
 
   start(): void {
+    this.started = true;
     this.pump.poke();
   }
 
-  /** A source became due here (created, resumed): look now. */
+  /** A source became due here (resumed): look now. */
   wake(): void {
-    this.pump.poke();
+    if (this.started) this.pump.poke();
   }
 
   stop(): Promise<void> {
