@@ -56,7 +56,9 @@ export class FeedPoller {
       const chosen = new Set(toAdd.map((e) => e.key));
       await this.deps.entries.markSeen(source.id, unseen.filter((e) => !chosen.has(e.key)).map((e) => e.key), now);
     }
-    const added = await this.addAll(source, oldestFirst(toAdd), now);
+    // The first run names the source after its feed (unless the user named it): its items carry that name.
+    const name = source.cursors.nameFromFeed === true && feed.title ? feed.title.slice(0, 200) : source.name;
+    const added = await this.addAll({ ...source, name }, oldestFirst(toAdd), now);
     // A run that stopped keeps the old validators: the next poll must read the feed again for what is left.
     const cursors = { ...before, ...(added.stoppedBy ? {} : fetched.validators), initialized: true, nameFromFeed: undefined };
     return { ...added, entriesSeen: entries.length, notModified: false, cursors, feedTitle: feed.title || null };
