@@ -21,6 +21,8 @@ import { SourcesService } from "./sources.service.ts";
 export interface SourcesStartOptions {
   /** false: no timer; sources run only when runDue() is called (tests drive the clock). Default true. */
   timer?: boolean;
+  /** The longest sleep between looks at the table; default a minute (tests shorten it). */
+  maxSleepMs?: number;
 }
 
 /** Starts one replica of the sources service on a runtime (the module below; tests start more). */
@@ -39,7 +41,7 @@ export async function startSources(rt: Runtime, opts: SourcesStartOptions = {}):
     log: rt.log,
   });
   const runner = new SourceRunner(leases, events, poller, { youtubeFeedUrl: rt.config.youtubeFeedUrl, xRssUrlTemplate: rt.config.xRssUrlTemplate }, owner, rt.log);
-  const scheduler = new Scheduler(leases, runner, { owner, leaseTtlSec: defaultLeaseTtlSec, concurrency: 4, maxSleepMs: 60_000, log: rt.log });
+  const scheduler = new Scheduler(leases, runner, { owner, leaseTtlSec: defaultLeaseTtlSec, concurrency: 4, maxSleepMs: opts.maxSleepMs ?? 60_000, log: rt.log });
   const isFeed = (text: string) =>
     rt.workers.run(feedParseTaskName, { text }, { deadlineMs: feedParseDeadlineMs }).then(
       () => true,

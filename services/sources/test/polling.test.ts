@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nowSeconds } from "@trove/db";
 import { migrateModules } from "@trove/host";
-import { bobKey, startTrove, type TestTrove } from "@trove/testing";
+import { bobKey, eventually, startTrove, type TestTrove } from "@trove/testing";
 import { sourcesService, startSources } from "../index.ts";
+import { defaultLeaseTtlSec } from "../scheduler.ts";
 import { atom, feedServer, rdf, rss2, youtube, type FixtureEntry } from "./feeds.ts";
 
 let trove: TestTrove;
@@ -292,5 +293,48 @@ describe("discovery and refusals", () => {
     expect(r.initialRun.status).toBe("failed");
     expect(r.initialRun.error).toContain("url_not_allowed");
     expect(r.source.itemCount).toBe(0);
+  });
+});
+
+describe("leases and the timer", () => {
+  test("a leased source is run by one replica; when that replica stalls past the lease, another runs it", async () => {
+    let stall = false;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const url = feeds.route("/stalled.xml", async () => {
+      if (stall) await gate;
+      return new Response(rss2("Stalled Feed", entries("stalled", 1)));
+    });
+    const r = await create({ type: "rss", feedUrl: url });
+    stall = true;
+    const now = later();
+    const stalled = a.scheduler.runDue(now);
+    await eventually(() => feeds.hits("/stalled.xml") === 2);
+    // Replica a holds the lease: b does not poll it at the same time.
+    await b.scheduler.runDue(now);
+    expect(feeds.hits("/stalled.xml")).toBe(2);
+    // Past the lease (a replica that died mid-poll), b takes it over.
+    stall = false;
+    await b.scheduler.runDue(now + defaultLeaseTtlSec + 1);
+    expect(feeds.hits("/stalled.xml")).toBe(3);
+    expect(await source(r.source.id)).toMatchObject({ lastRunAt: now + defaultLeaseTtlSec + 1, lastError: null });
+    // The stalled run ends late: its lease is gone, so b's record stands.
+    release();
+    await stalled;
+    expect((await source(r.source.id)).lastRunAt).toBe(now + defaultLeaseTtlSec + 1);
+  });
+
+  test("with its timer on, a replica polls a resumed source by itself", async () => {
+    const timed = await startSources(trove.runtime, { maxSleepMs: 100 });
+    try {
+      const url = feeds.feed("/timed.xml", rss2("Timed Feed", entries("timed", 1)));
+      const r = await create({ type: "rss", feedUrl: url });
+      await call(`/api/sources/${r.source.id}/pause`, { json: {} });
+      await call(`/api/sources/${r.source.id}/resume`, { json: {} });
+      await eventually(() => feeds.hits("/timed.xml") === 2);
+      await eventually(async () => (await events(r.source.id))[0]?.type === "run");
+    } finally {
+      await timed.stop();
+    }
   });
 });

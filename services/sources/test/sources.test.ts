@@ -97,6 +97,11 @@ describe("creating sources", () => {
   test("x_articles: @Name and name are the same account", async () => {
     const name = `Writer_${serial++}`.slice(0, 15);
     const a = await created({ type: "x_articles", username: `@${name}` });
+    // No RSS bridge configured (TROVE_X_RSS_URL_TEMPLATE): the source says why it does nothing and looks again in a day.
+    expect(a.lastError).toContain("TROVE_X_RSS_URL_TEMPLATE");
+    expect(a.consecutiveFailures).toBe(0);
+    expect(a.nextPollAt - a.lastRunAt).toBe(86_400);
+    expect((await call(`/api/sources/${a.id}/events`)).body.events.map((e: { type: string }) => e.type)).toEqual(["created"]);
     expect(a).toMatchObject({ type: "x_articles", target: name.toLowerCase(), name: `@${name}` });
     const b = await create({ type: "x_articles", handle: name.toLowerCase() });
     expect(b.body).toMatchObject({ existing: true, source: { id: a.id } });
