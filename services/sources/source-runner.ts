@@ -77,9 +77,9 @@ export class SourceRunner {
       await this.fail(row, now, result.stoppedBy, result.itemsAdded, result.cursors, name, result.entriesSeen);
       return { status: "failed", itemsAdded: result.itemsAdded, entriesSeen: result.entriesSeen, error: result.stoppedBy };
     }
-    await this.finish(row, { now, ok: true, lastError: null, consecutiveFailures: 0, nextPollAt: now + every, itemsAdded: result.itemsAdded, cursors: result.cursors, name });
+    const kept = await this.finish(row, { now, ok: true, lastError: null, consecutiveFailures: 0, nextPollAt: now + every, itemsAdded: result.itemsAdded, cursors: result.cursors, name });
     const detail = { entriesSeen: result.entriesSeen, ...(result.notModified ? { notModified: true } : {}), ...(result.skipped ? { skipped: result.skipped } : {}) };
-    await this.events.add(row.account_id, row.id, { type: "run", at: now, itemsAdded: result.itemsAdded, detail });
+    if (kept) await this.events.add(row.account_id, row.id, { type: "run", at: now, itemsAdded: result.itemsAdded, detail });
     return { status: "ok", itemsAdded: result.itemsAdded, entriesSeen: result.entriesSeen };
   }
 
@@ -87,12 +87,14 @@ export class SourceRunner {
     const failures = row.consecutive_failures + 1;
     const every = row.poll_every_min * 60;
     const backoff = Math.min(every * 2 ** failures, Math.max(maxBackoffSec, every));
-    await this.finish(row, { now, ok: false, lastError: message, consecutiveFailures: failures, nextPollAt: now + backoff, itemsAdded, cursors, name });
-    await this.events.add(row.account_id, row.id, { type: "error", at: now, itemsAdded, message, detail: { entriesSeen, consecutiveFailures: failures } });
+    const kept = await this.finish(row, { now, ok: false, lastError: message, consecutiveFailures: failures, nextPollAt: now + backoff, itemsAdded, cursors, name });
+    if (kept) await this.events.add(row.account_id, row.id, { type: "error", at: now, itemsAdded, message, detail: { entriesSeen, consecutiveFailures: failures } });
   }
 
-  private async finish(row: SourceRow, o: RunOutcome) {
-    // Lost lease (expired and taken by another replica, or the source deleted): that replica's record stands.
-    if (!(await this.leases.finish(row.id, this.owner, o))) this.log.warn({ sourceId: row.id }, "source run finished without its lease");
+  /** Records the run; false when the lease was lost (expired and taken over, or the source deleted): no event then. */
+  private async finish(row: SourceRow, o: RunOutcome): Promise<boolean> {
+    const kept = (await this.leases.finish(row.id, this.owner, o)) !== undefined;
+    if (!kept) this.log.warn({ sourceId: row.id }, "source run finished without its lease");
+    return kept;
   }
 }
