@@ -66,6 +66,15 @@ export class SourcesService {
   }
 
   async create(caller: Caller, body: CreateInput) {
+    const { row, created } = await this.register(caller, body);
+    return { source: sourceOf(row), existing: !created };
+  }
+
+  /**
+   * Stores a new source, due for its first poll now, or finds the equal one (`created: false`); validation errors
+   * are thrown as for a create. Nothing is fetched here (an OPML import registers many sources at once).
+   */
+  async register(caller: Caller, body: CreateInput): Promise<{ row: SourceRow; created: boolean }> {
     for (const [field, types] of Object.entries(fieldsOfType)) {
       if ((body as unknown as Record<string, unknown>)[field] !== undefined && !types.includes(body.type)) {
         throw new AppError("validation_failed", `${field} does not apply to ${body.type} sources`, { fields: { [field]: `not a ${body.type} field` } });
@@ -89,9 +98,8 @@ export class SourcesService {
       settings,
       now,
     });
-    if (!created) return { source: sourceOf(row), existing: true };
-    await this.log.add(caller.accountId, row.id, { type: "created", at: now, detail: { target: sourceOf(row).target } });
-    return { source: sourceOf(row), existing: false };
+    if (created) await this.log.add(caller.accountId, row.id, { type: "created", at: now, detail: { target: sourceOf(row).target } });
+    return { row, created };
   }
 
   async delete(caller: Caller, id: string) {
