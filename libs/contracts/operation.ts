@@ -41,6 +41,11 @@ export interface Operation {
    * gateway passes the chosen type as `accept` and the handler returns a RawReply for it.
    */
   alternates?: readonly string[];
+  /**
+   * Set when the body may also be a document sent as itself (not JSON): a request with one of these content types
+   * has its text put into `field` of the JSON body the contract describes, and is validated as that.
+   */
+  textBody?: { field: string; contentTypes: readonly string[] };
   /** How long the gateway waits for the reply when that may exceed the configured request timeout (a produced download). */
   timeoutMs?: number;
 }

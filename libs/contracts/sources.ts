@@ -109,6 +109,10 @@ const InitialRun = t.Object(
   { description: "the first poll, run before the answer (an inbox has none); a failed one still creates the source" },
 );
 
+/** Largest OPML document an import takes, and most feeds in it. */
+export const opmlLimits = { maxBytes: 1024 * 1024, maxFeeds: 1000 } as const;
+const OpmlText = t.String({ minLength: 1, maxLength: opmlLimits.maxBytes, description: "an OPML 1.0 or 2.0 document" });
+
 export const sourceOperations = {
   listSources: op({
     method: "GET",
@@ -225,6 +229,32 @@ export const sourceOperations = {
     params: IdParams,
     body: t.Object({ enabled: t.Boolean() }),
     response: SourceReply,
+  }),
+  importOpml: op({
+    method: "POST",
+    path: "/api/sources/import-opml",
+    service: "sources",
+    permission: "sources.write",
+    tag: "Sources",
+    summary: "Follow the feeds of an OPML document (JSON {opml}, or the XML itself as text/x-opml, application/xml, text/xml or text/plain); folders become default tags",
+    textBody: { field: "opml", contentTypes: ["text/x-opml", "application/xml", "text/xml", "text/plain"] },
+    body: t.Object({ opml: OpmlText, defaultTags: t.Optional(DefaultTags) }),
+    response: t.Object({
+      created: t.Array(t.Object({ source: Source, tags: t.Array(t.String()) })),
+      existing: t.Array(t.Object({ sourceId: t.String(), feedUrl: t.String(), title: t.String() }), { description: "already followed (also repeats within the file)" }),
+      invalid: t.Array(t.Object({ title: t.String(), feedUrl: t.String(), error: t.String() }), { description: "outlines whose feed address cannot be followed" }),
+      counts: t.Object({ created: Count(), existing: Count(), invalid: Count() }),
+    }),
+  }),
+  exportOpml: op({
+    method: "GET",
+    path: "/api/sources/export-opml",
+    service: "sources",
+    permission: "sources.read",
+    tag: "Sources",
+    summary: "The account's feeds (rss and YouTube channels) as an OPML 2.0 file other readers import",
+    produces: "text/x-opml",
+    response: t.String({ description: "OPML 2.0: one outline per feed, inside a folder per first default tag" }),
   }),
   listSourceEvents: op({
     method: "GET",

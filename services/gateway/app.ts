@@ -179,6 +179,10 @@ export function createGatewayApp(deps: GatewayDeps) {
       const entry = byRoute.get(`${request.method} ${route}`);
       // No body at all where the contract's body is optional (POST /api/webhooks/:id/rotate-secret): absent, not "".
       if (ctx.body === "" && entry?.op.body && isOptionalSchema(entry.op.body) && request.headers.get("content-length") === "0") ctx.body = undefined;
+      // A document sent as itself fills the one field the contract names for it.
+      const text = entry?.op.textBody;
+      const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+      if (text && typeof ctx.body === "string" && text.contentTypes.includes(type)) ctx.body = { [text.field]: ctx.body };
       const body = ctx.body;
       const refused = entry && checkJsonBody(entry.op, body, request.headers.get("content-type")?.includes("json") === true);
       if (refused) throw refused;

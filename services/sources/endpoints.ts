@@ -2,6 +2,7 @@
 import type { Caller } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import type { HandlerTable } from "@trove/host";
+import type { OpmlService } from "./opml.service.ts";
 import type { SourcesService } from "./sources.service.ts";
 
 const who = (c: Caller | null): Caller => {
@@ -9,7 +10,7 @@ const who = (c: Caller | null): Caller => {
   return c;
 };
 
-export const sourcesEndpoints = (sources: SourcesService): HandlerTable<"sources"> => ({
+export const sourcesEndpoints = (sources: SourcesService, opml: OpmlService): HandlerTable<"sources"> => ({
   listSources: ({ query }, ctx) =>
     sources.list(who(ctx.caller), { include: query.include, type: query.type, limit: query.limit ?? 200, offset: query.offset ?? 0 }),
   getSource: ({ params, query }, ctx) => sources.get(who(ctx.caller), params.id, query.include),
@@ -20,5 +21,7 @@ export const sourcesEndpoints = (sources: SourcesService): HandlerTable<"sources
   updateSourceSettings: ({ params, body }, ctx) => sources.updateSettings(who(ctx.caller), params.id, body),
   setSourceDefaultTags: ({ params, body }, ctx) => sources.updateSettings(who(ctx.caller), params.id, { defaultTags: body.tags }),
   setSourceRollup: ({ params, body }, ctx) => sources.updateSettings(who(ctx.caller), params.id, { rollupEnabled: body.enabled }),
+  importOpml: ({ body }, ctx) => opml.import(who(ctx.caller), body),
+  exportOpml: (_input, ctx) => opml.export(who(ctx.caller)),
   listSourceEvents: ({ params, query }, ctx) => sources.events(who(ctx.caller), params.id, query.limit ?? 50, query.offset ?? 0),
 });

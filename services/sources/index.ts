@@ -1,6 +1,6 @@
-// The sources service: sources and their settings, status and event log, and the scheduler that runs them (feeds,
-// channels, X through a bridge) and adds their entries as items through the items service. The inbox's mail
-// listener comes with its type (see docs/decisions.md, "Sources").
+// The sources service: sources and their settings, status and event log, OPML import and export, and the scheduler
+// that runs them (feeds, channels, X through a bridge) and adds their entries as items through the items service.
+// The inbox's mail listener comes with its type (see docs/decisions.md, "Sources").
 import { join } from "node:path";
 import { feedParseTaskName } from "@trove/feeds";
 import { serveOperations, type RunningService, type Runtime, type ServiceModule } from "@trove/host";
@@ -12,6 +12,7 @@ import { feedFetchLimits } from "./feed-fetch.ts";
 import { FeedPoller, feedParseDeadlineMs } from "./feed-poller.ts";
 import { ItemWriter } from "./item-writer.ts";
 import { LeasesRepository } from "./leases.repository.ts";
+import { OpmlService } from "./opml.service.ts";
 import { Scheduler, defaultLeaseTtlSec } from "./scheduler.ts";
 import { SourceEventsRepository } from "./source-events.repository.ts";
 import { SourceRunner } from "./source-runner.ts";
@@ -47,7 +48,8 @@ export async function startSources(rt: Runtime, opts: SourcesStartOptions = {}):
       () => true,
       () => false,
     );
-  const sources = new SourcesService(new SourcesRepository(db), events, { inboxDomain: rt.config.inboxDomain }, {
+  const repo = new SourcesRepository(db);
+  const sources = new SourcesService(repo, events, { inboxDomain: rt.config.inboxDomain }, {
     leaseFor: (now) => scheduler.leaseFor(now),
     runLeased: (row) => scheduler.runLeased(row),
     wake: () => scheduler.wake(),
@@ -62,7 +64,8 @@ export async function startSources(rt: Runtime, opts: SourcesStartOptions = {}):
       }
     },
   });
-  const subs = serveOperations(rt.bus, "sources", sourcesEndpoints(sources), rt.log);
+  const opml = new OpmlService(sources, repo, { youtubeFeedUrl: rt.config.youtubeFeedUrl });
+  const subs = serveOperations(rt.bus, "sources", sourcesEndpoints(sources, opml), rt.log);
   if (opts.timer !== false) scheduler.start();
   return {
     scheduler,

@@ -117,6 +117,18 @@ export class SourcesRepository {
     return { rows: rows as SourceRow[], count: Number(total.n) };
   }
 
+  /** Every source of the account of these types, oldest first (an OPML export). */
+  async ofTypes(accountId: string, types: SourceType[]): Promise<SourceRow[]> {
+    return (await this.db
+      .selectFrom(table)
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("type", "in", types)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute()) as SourceRow[];
+  }
+
   async get(accountId: string, id: string): Promise<SourceRow | undefined> {
     return (await this.db.selectFrom(table).selectAll().where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst()) as
       | SourceRow

@@ -78,14 +78,29 @@ export class SourcesService {
     return { source: sourceOf(await this.owned(caller, id), include) };
   }
 
+  /** Registers the source and, when new, runs its first poll here before answering (an inbox has none). */
   async create(caller: Caller, body: CreateInput) {
+    const { row, created } = await this.register(caller, body, { firstPollHere: true });
+    if (!created) return { source: sourceOf(row), existing: true };
+    if (row.type === "email_inbox") return { source: sourceOf(row), existing: false };
+    const initialRun = await this.polling.runLeased(row);
+    return { source: sourceOf((await this.repo.get(caller.accountId, row.id)) ?? row), existing: false, initialRun };
+  }
+
+  /**
+   * Stores a new source, due for its first poll now, or finds the equal one (`created: false`); validation errors
+   * are thrown as for a create. Nothing is fetched for a feed address here (an OPML import registers many sources at
+   * once and leaves their first polls to the scheduler, which it wakes); a site address (`input`) is discovered.
+   * `firstPollHere`: the new source is leased to this replica, whose caller runs the first poll (create).
+   */
+  async register(caller: Caller, body: CreateInput, opts: { firstPollHere?: boolean } = {}): Promise<{ row: SourceRow; created: boolean }> {
     for (const [field, types] of Object.entries(fieldsOfType)) {
       if ((body as unknown as Record<string, unknown>)[field] !== undefined && !types.includes(body.type)) {
         throw new AppError("validation_failed", `${field} does not apply to ${body.type} sources`, { fields: { [field]: `not a ${body.type} field` } });
       }
     }
     const inbox = body.type === "email_inbox";
-    const target = inbox ? inboxTarget(this.opts.inboxDomain) : await this.feedTarget(body);
+    const target = inbox ? inboxTarget(this.opts.inboxDomain) : await this.feedTarget(body, opts.firstPollHere === true);
     const settings = settingsOf(defaultSettings, body);
     const config = { ...target.config, ...backfillOf(body) };
     const now = nowSeconds();
@@ -102,18 +117,22 @@ export class SourcesService {
       settings,
       // A feed's title names the source on its first successful run unless the user named it.
       cursors: inbox || body.name?.trim() ? {} : { nameFromFeed: true },
-      lease: inbox ? null : this.polling.leaseFor(now),
+      lease: inbox || !opts.firstPollHere ? null : this.polling.leaseFor(now),
       now,
     });
-    if (!created) return { source: sourceOf(row), existing: true };
-    await this.log.add(caller.accountId, row.id, { type: "created", at: now, detail: { target: sourceOf(row).target } });
-    if (inbox) return { source: sourceOf(row), existing: false };
-    const initialRun = await this.polling.runLeased(row);
-    return { source: sourceOf((await this.repo.get(caller.accountId, row.id)) ?? row), existing: false, initialRun };
+    if (created) {
+      await this.log.add(caller.accountId, row.id, { type: "created", at: now, detail: { target: sourceOf(row).target } });
+      if (!inbox && !opts.firstPollHere) this.polling.wake();
+    }
+    return { row, created };
   }
 
-  /** The target of a polled source; an rss site address (`input`) is resolved to its feed, which becomes the target. */
-  private async feedTarget(body: CreateInput) {
+  /**
+   * The target of a polled source; an rss site address (`input`) is resolved to its feed, which becomes the
+   * target. A create checks the feed address against the SSRF guard (400); a registration without a first poll
+   * here (OPML) only stores it, and its runs meet the guard on every fetch.
+   */
+  private async feedTarget(body: CreateInput, check: boolean) {
     if (body.type !== "rss") return targetOf(body);
     if (body.feedUrl === undefined && body.input !== undefined) {
       const site = feedAddress(body.input, "input");
@@ -122,7 +141,7 @@ export class SourcesService {
       return { ...target, config: { ...target.config, input: site } };
     }
     const target = targetOf(body);
-    await this.polling.checkFeedUrl(target.key);
+    if (check) await this.polling.checkFeedUrl(target.key);
     return target;
   }
 

@@ -168,6 +168,8 @@ const samples: Record<string, Sample> = {
   setSourceDefaultTags: { request: (t) => ({ params: { id: t.sourceId }, body: { tags: ["feeds"] } }), names: "resource" },
   setSourceRollup: { request: (t) => ({ params: { id: t.sourceId }, body: { enabled: true } }), names: "resource" },
   listSourceEvents: { request: (t) => ({ params: { id: t.sourceId } }), names: "resource" },
+  importOpml: { request: (t) => ({ body: { opml: `<opml version="2.0"><body><outline text="x" xmlUrl="http://127.0.0.1:9/matrix/opml/${t.n}"/></body></opml>` } }) },
+  exportOpml: { request: () => ({}) },
 };
 
 // ---- the expected cell ---------------------------------------------------------------------------------------

@@ -348,6 +348,10 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   setSourceDefaultTags: (f) => ({ params: { id: f.sourceId }, body: { tags: ["walked", "feeds"] } }),
   setSourceRollup: (f) => ({ params: { id: f.sourceId }, body: { enabled: true } }),
   listSourceEvents: (f) => ({ params: { id: f.sourceId }, query: { limit: "10", offset: "0" } }),
+  importOpml: (f) => ({
+    body: { opml: `<opml version="2.0"><body><outline text="Walk"><outline text="Feed" xmlUrl="http://127.0.0.1:9/hostile/opml/${f.n}"/></outline></body></opml>`, defaultTags: ["walked"] },
+  }),
+  exportOpml: () => ({}),
 };
 
 // ---- variants ------------------------------------------------------------------------------------------------
