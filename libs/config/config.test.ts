@@ -18,6 +18,8 @@ describe("parseConfig", () => {
       webhookTimeoutMs: 10_000,
       smtpPort: 2525,
       inboxDomain: "inbox.localhost",
+      xRssUrlTemplate: undefined,
+      xBearerToken: undefined,
       logLevel: "info",
       seedAccounts: [],
       extractWorkers: availableParallelism(),
@@ -38,6 +40,8 @@ describe("parseConfig", () => {
     ["TROVE_WEBHOOK_RETRY_DELAYS", "1,,2", /TROVE_WEBHOOK_RETRY_DELAYS/],
     ["TROVE_WEBHOOK_RETRY_DELAYS", "-1", /TROVE_WEBHOOK_RETRY_DELAYS/],
     ["TROVE_WEBHOOK_RETRY_DELAYS", "1,2,3,4,5", /at most 4/],
+    ["TROVE_X_RSS_URL_TEMPLATE", "https://bridge.example.test/x", /\{username\}/],
+    ["TROVE_X_RSS_URL_TEMPLATE", "ftp://bridge.example.test/{username}", /TROVE_X_RSS_URL_TEMPLATE/],
     ["TROVE_WEBHOOK_TIMEOUT_MS", "20000", /TROVE_WEBHOOK_TIMEOUT_MS/],
     ["LOG_LEVEL", "loud", /LOG_LEVEL/],
     ["TROVE_SEED_ACCOUNTS", "{", /TROVE_SEED_ACCOUNTS/],
@@ -58,6 +62,12 @@ describe("parseConfig", () => {
   test("webhook retry delays take fractions of a second, so tests can run a schedule in milliseconds", () => {
     expect(parseConfig({ TROVE_WEBHOOK_RETRY_DELAYS: "0.05, 0.05,1.5,60" }).webhookRetryDelays).toEqual([0.05, 0.05, 1.5, 60]);
     expect(parseConfig({ TROVE_WEBHOOK_RETRY_DELAYS: "30" }).webhookRetryDelays).toEqual([30]);
+  });
+
+  test("X sources: an RSS bridge template with {username}; the bearer token is kept", () => {
+    const c = parseConfig({ TROVE_X_RSS_URL_TEMPLATE: "https://bridge.example.test/x/{username}.rss", TROVE_X_BEARER_TOKEN: "t0k" });
+    expect(c.xRssUrlTemplate).toBe("https://bridge.example.test/x/{username}.rss");
+    expect(c.xBearerToken).toBe("t0k");
   });
 
   test("seed accounts get the documented plan defaults", () => {

@@ -39,6 +39,10 @@ export interface Config {
   smtpPort: number;
   inboxDomain: string;
   youtubeFeedUrl: string;
+  /** x_articles: an RSS bridge's feed address with `{username}` (TROVE_X_RSS_URL_TEMPLATE); unset: X sources do not run. */
+  xRssUrlTemplate: string | undefined;
+  /** TROVE_X_BEARER_TOKEN: accepted and kept for a later X API poller; nothing uses it yet (offline builds). */
+  xBearerToken: string | undefined;
   logLevel: string;
 }
 
@@ -106,6 +110,16 @@ function seconds(env: Env, name: string, fallback: number[], maxValues: number):
   return parts.map(Number);
 }
 
+/** An http(s) address with `{username}` in it (an RSS bridge for X accounts). */
+function xTemplate(env: Env): string | undefined {
+  const name = "TROVE_X_RSS_URL_TEMPLATE";
+  const v = optional(env, name);
+  if (v === undefined) return undefined;
+  if (!v.includes("{username}")) throw new ConfigError(name, "must contain {username}");
+  url({ [name]: v.replaceAll("{username}", "someone") }, name, ["http:", "https:"]);
+  return v;
+}
+
 function seedAccounts(env: Env): SeedAccount[] {
   const name = "TROVE_SEED_ACCOUNTS";
   const raw = optional(env, name);
@@ -170,6 +184,8 @@ export function parseConfig(env: Env): Config {
     smtpPort: int(env, "TROVE_SMTP_PORT", 2525, 0, 65535),
     inboxDomain: str(env, "TROVE_INBOX_DOMAIN", "inbox.localhost"),
     youtubeFeedUrl: url(env, "TROVE_YOUTUBE_FEED_URL", ["http:", "https:"]) ?? "https://www.youtube.com/feeds/videos.xml",
+    xRssUrlTemplate: xTemplate(env),
+    xBearerToken: optional(env, "TROVE_X_BEARER_TOKEN"),
     logLevel,
   };
 }

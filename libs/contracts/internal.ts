@@ -57,3 +57,14 @@ export interface TagDeletedEvent {
   slug: string;
   deletedAt: number;
 }
+
+/**
+ * The gateway (which owns accounts) answers the Caller a service acts as for an account when no request carries
+ * one: the sources service adding items as the source's owner. A personal, read-write caller with the account's
+ * plan; `not_found` when the account is gone.
+ */
+export const accountCallerSubject = "gateway.internal.accountCaller";
+
+export interface AccountCallerRequest {
+  accountId: string;
+}

@@ -99,6 +99,16 @@ export const SourceEvent = t.Object({
 
 const SourceReply = t.Object({ source: Source });
 
+const InitialRun = t.Object(
+  {
+    status: t.Union([t.Literal("ok"), t.Literal("failed")]),
+    itemsAdded: Int4({ description: "items the first poll added (by the backfill settings)" }),
+    entriesSeen: Int4({ description: "entries the feed held" }),
+    error: t.Optional(t.String({ description: "why it failed; also the source's lastError" })),
+  },
+  { description: "the first poll, run before the answer (an inbox has none); a failed one still creates the source" },
+);
+
 /** Largest OPML document an import takes, and most feeds in it. */
 export const opmlLimits = { maxBytes: 1024 * 1024, maxFeeds: 1000 } as const;
 const OpmlText = t.String({ minLength: 1, maxLength: opmlLimits.maxBytes, description: "an OPML 1.0 or 2.0 document" });
@@ -154,7 +164,7 @@ export const sourceOperations = {
     response: t.Object({
       source: Source,
       existing: t.Optional(t.Boolean()),
-      initialRun: t.Optional(t.Record(t.String(), t.Unknown(), { description: "what the first run added (see GET /events)" })),
+      initialRun: t.Optional(InitialRun),
     }),
   }),
   deleteSource: op({

@@ -6,6 +6,7 @@ export const errorStatus = {
   invalid_json: 400,
   invalid_cursor: 400,
   url_not_allowed: 400,
+  feed_not_found: 400,
   unsupported_api_version: 400,
   unauthorized: 401,
   forbidden: 403,

@@ -2,9 +2,11 @@
 // worker thread loads this module and nothing else. Later work (summaries) is added here the same way.
 import { embedTask, embedTaskName } from "@trove/embed";
 import { extractTask, extractTaskName } from "@trove/extract";
+import { feedParseTask, feedParseTaskName } from "@trove/feeds";
 import { serveTasks } from "@trove/workers";
 
 serveTasks({
   [extractTaskName]: extractTask,
   [embedTaskName]: embedTask,
+  [feedParseTaskName]: feedParseTask,
 });

@@ -32,3 +32,17 @@ export function loopbackResolver(asked: string[] = []): Resolver {
     throw Object.assign(new Error(`${hostname} does not resolve in tests`), { code: "ENOTFOUND" });
   };
 }
+
+/** Loopback in every spelling the SSRF guard must see through, and cloud metadata: origins, a path appended by the test. */
+export const loopbackOrigins = [
+  "http://127.0.0.1",
+  "http://127.1",
+  "http://2130706433",
+  "http://0x7f.0.0.1",
+  "http://[::1]",
+  "http://[::ffff:127.0.0.1]",
+  "http://localhost:8080",
+  "http://LOCALHOST.",
+  "http://0.0.0.0",
+  "https://169.254.169.254",
+];

@@ -45,6 +45,15 @@ export class AccountsRepository {
     return row as KeyRow | undefined;
   }
 
+  /** The account's plan, or undefined when there is no such account. */
+  async planOf(accountId: string): Promise<Pick<KeyRow, "plan" | "linkLimit" | "limitScope"> | undefined> {
+    return (await this.db
+      .selectFrom("gateway.accounts")
+      .select(["plan", "link_limit as linkLimit", "limit_scope as limitScope"])
+      .where("id", "=", accountId)
+      .executeTakeFirst()) as Pick<KeyRow, "plan" | "linkLimit" | "limitScope"> | undefined;
+  }
+
   /** Creates the account or updates its plan; returns its id. */
   async upsertAccount(a: { id: string; email: string; plan: string; linkLimit: number; limitScope: string; now: number }): Promise<string> {
     const row = await this.db

@@ -2,6 +2,7 @@
 // routes itself, like health.
 import { join } from "node:path";
 import type { RunningService, Runtime, ServiceModule } from "@trove/host";
+import { serveAccountCaller } from "./account-caller.ts";
 import { AccountsRepository } from "./accounts.repository.ts";
 import { AccountsService, type AccountsOptions } from "./accounts.service.ts";
 import { createGatewayApp } from "./app.ts";
@@ -17,9 +18,11 @@ export interface GatewayOptions {
 
 /** Starts one gateway on a runtime; the service module below, and tests that run a second replica, use it. */
 export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Promise<RunningService & { url: string; accounts: AccountsService }> {
-  const accounts = new AccountsService(opts.accountsRepository ?? new AccountsRepository(rt.database.db), rt.log, opts.accounts);
+  const accountsRepo = opts.accountsRepository ?? new AccountsRepository(rt.database.db);
+  const accounts = new AccountsService(accountsRepo, rt.log, opts.accounts);
   await accounts.seed(rt.config.seedAccounts);
   const revocations = accounts.listen(rt.bus);
+  const accountCaller = serveAccountCaller(rt.bus, accountsRepo);
   const clients = new ClientsService(new ClientsRepository(rt.database.db), accounts, rt.bus, rt.log, rt.config.requestTimeoutMs);
   const app = createGatewayApp({
     config: rt.config,
@@ -44,6 +47,7 @@ export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Prom
     stop: async () => {
       await app.stop(false);
       await revocations.stop();
+      await accountCaller.stop();
     },
   };
 }

@@ -1,26 +1,83 @@
-// The sources service: sources and their settings, status and event log; OPML import and export. Polling, discovery and the inbox's mail
-// listener come with their types (see docs/decisions.md, "Sources").
+// The sources service: sources and their settings, status and event log, OPML import and export, and the scheduler
+// that runs them (feeds, channels, X through a bridge) and adds their entries as items through the items service.
+// The inbox's mail listener comes with its type (see docs/decisions.md, "Sources").
 import { join } from "node:path";
-import { serveOperations, type ServiceModule } from "@trove/host";
+import { feedParseTaskName } from "@trove/feeds";
+import { serveOperations, type RunningService, type Runtime, type ServiceModule } from "@trove/host";
+import { checkTarget, urlRefusal } from "@trove/webfetch";
+import { discoverFeed } from "./discovery.ts";
 import { sourcesEndpoints } from "./endpoints.ts";
+import { EntriesRepository } from "./entries.repository.ts";
+import { feedFetchLimits } from "./feed-fetch.ts";
+import { FeedPoller, feedParseDeadlineMs } from "./feed-poller.ts";
+import { ItemWriter } from "./item-writer.ts";
+import { LeasesRepository } from "./leases.repository.ts";
 import { OpmlService } from "./opml.service.ts";
+import { Scheduler, defaultLeaseTtlSec } from "./scheduler.ts";
 import { SourceEventsRepository } from "./source-events.repository.ts";
+import { SourceRunner } from "./source-runner.ts";
 import { SourcesRepository } from "./sources.repository.ts";
 import { SourcesService } from "./sources.service.ts";
+
+export interface SourcesStartOptions {
+  /** false: no timer; sources run only when runDue() is called (tests drive the clock). Default true. */
+  timer?: boolean;
+  /** The longest sleep between looks at the table; default a minute (tests shorten it). */
+  maxSleepMs?: number;
+}
+
+/** Starts one replica of the sources service on a runtime (the module below; tests start more). */
+export async function startSources(rt: Runtime, opts: SourcesStartOptions = {}): Promise<RunningService & { scheduler: Scheduler }> {
+  const db = rt.database.db;
+  const owner = `sources-${crypto.randomUUID()}`;
+  const fetchDeps = { allowPrivate: rt.config.allowPrivateNetwork, resolver: rt.resolver };
+  const events = new SourceEventsRepository(db);
+  const leases = new LeasesRepository(db);
+  const poller = new FeedPoller({
+    fetch: fetchDeps,
+    workers: rt.workers,
+    entries: new EntriesRepository(db),
+    writer: new ItemWriter(rt.bus, rt.config.requestTimeoutMs),
+    inboxDomain: rt.config.inboxDomain,
+    log: rt.log,
+  });
+  const runner = new SourceRunner(leases, events, poller, { youtubeFeedUrl: rt.config.youtubeFeedUrl, xRssUrlTemplate: rt.config.xRssUrlTemplate }, owner, rt.log);
+  const scheduler = new Scheduler(leases, runner, { owner, leaseTtlSec: defaultLeaseTtlSec, concurrency: 4, maxSleepMs: opts.maxSleepMs ?? 60_000, log: rt.log });
+  const isFeed = (text: string) =>
+    rt.workers.run(feedParseTaskName, { text }, { deadlineMs: feedParseDeadlineMs }).then(
+      () => true,
+      () => false,
+    );
+  const repo = new SourcesRepository(db);
+  const sources = new SourcesService(repo, events, { inboxDomain: rt.config.inboxDomain }, {
+    leaseFor: (now) => scheduler.leaseFor(now),
+    runLeased: (row) => scheduler.runLeased(row),
+    wake: () => scheduler.wake(),
+    discover: (site) => discoverFeed(site, fetchDeps, isFeed),
+    checkFeedUrl: async (url) => {
+      try {
+        await checkTarget(url, { ...fetchDeps, timeoutMs: feedFetchLimits.connectTimeoutMs });
+      } catch (err) {
+        const refused = urlRefusal(err);
+        // Names that do not resolve now are the run's failure (lastError), not the create's.
+        if (refused) throw refused;
+      }
+    },
+  });
+  const opml = new OpmlService(sources, repo, { youtubeFeedUrl: rt.config.youtubeFeedUrl });
+  const subs = serveOperations(rt.bus, "sources", sourcesEndpoints(sources, opml), rt.log);
+  if (opts.timer !== false) scheduler.start();
+  return {
+    scheduler,
+    stop: async () => {
+      for (const s of subs) await s.stop();
+      await scheduler.stop();
+    },
+  };
+}
 
 export const sourcesService: ServiceModule = {
   name: "sources",
   schema: { name: "sources", migrations: join(import.meta.dir, "migrations") },
-  async start(rt) {
-    const db = rt.database.db;
-    const repo = new SourcesRepository(db);
-    const sources = new SourcesService(repo, new SourceEventsRepository(db), { inboxDomain: rt.config.inboxDomain });
-    const opml = new OpmlService(sources, repo, { youtubeFeedUrl: rt.config.youtubeFeedUrl });
-    const subs = serveOperations(rt.bus, "sources", sourcesEndpoints(sources, opml), rt.log);
-    return {
-      stop: async () => {
-        for (const s of subs) await s.stop();
-      },
-    };
-  },
+  start: (rt) => startSources(rt),
 };

@@ -38,6 +38,8 @@ export interface SourceRow {
   cursors: Record<string, unknown>;
   created_at: number;
   updated_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
 }
 
 export interface NewSource {
@@ -51,6 +53,9 @@ export interface NewSource {
   lastError: string | null;
   config: Record<string, unknown>;
   settings: SourceSettings;
+  cursors: Record<string, unknown>;
+  /** Leased at once to the creating replica, which runs the first poll itself. */
+  lease: { owner: string; until: number } | null;
   now: number;
 }
 
@@ -82,6 +87,9 @@ export class SourcesRepository {
         last_error: s.lastError,
         config: JSON.stringify(s.config),
         settings: JSON.stringify(s.settings),
+        cursors: JSON.stringify(s.cursors),
+        lease_owner: s.lease?.owner ?? null,
+        lease_until: s.lease?.until ?? null,
         created_at: s.now,
         updated_at: s.now,
       })

@@ -6,7 +6,8 @@ import { AppError } from "@trove/errors";
 import type { SourceEventsRepository } from "./source-events.repository.ts";
 import { checkInclude, sourceOf, type SourceInclude } from "./source-view.ts";
 import type { SmartTagRule, SourceRow, SourceSettings, SourcesRepository } from "./sources.repository.ts";
-import { targetOf, type CreateTargetInput } from "./targets.ts";
+import type { RunReport } from "./source-runner.ts";
+import { feedAddress, targetOf, type CreateTargetInput } from "./targets.ts";
 
 export const defaultPollEveryMin = 60;
 
@@ -31,6 +32,17 @@ export interface SourcesOptions {
   inboxDomain: string;
 }
 
+/** What runs sources: the first poll a create answers with, discovery of a site's feed, the SSRF check of a feed URL. */
+export interface SourcePolling {
+  leaseFor(now: number): { owner: string; until: number };
+  runLeased(row: SourceRow): Promise<RunReport>;
+  /** A source became due (resumed): the scheduler looks now. */
+  wake(): void;
+  discover(site: string): Promise<string>;
+  /** Throws url_not_allowed for an address the SSRF guard refuses. */
+  checkFeedUrl(url: string): Promise<void>;
+}
+
 /** Create fields that belong to one type only; given for another type they are refused, not ignored. */
 const fieldsOfType: Record<string, SourceType[]> = {
   feedUrl: ["rss"],
@@ -52,6 +64,7 @@ export class SourcesService {
     private readonly repo: SourcesRepository,
     private readonly log: SourceEventsRepository,
     private readonly opts: SourcesOptions,
+    private readonly polling: SourcePolling,
   ) {}
 
   async list(caller: Caller, q: { include?: SourceInclude; type?: SourceType; limit: number; offset: number }) {
@@ -65,26 +78,32 @@ export class SourcesService {
     return { source: sourceOf(await this.owned(caller, id), include) };
   }
 
+  /** Registers the source and, when new, runs its first poll here before answering (an inbox has none). */
   async create(caller: Caller, body: CreateInput) {
-    const { row, created } = await this.register(caller, body);
-    return { source: sourceOf(row), existing: !created };
+    const { row, created } = await this.register(caller, body, { firstPollHere: true });
+    if (!created) return { source: sourceOf(row), existing: true };
+    if (row.type === "email_inbox") return { source: sourceOf(row), existing: false };
+    const initialRun = await this.polling.runLeased(row);
+    return { source: sourceOf((await this.repo.get(caller.accountId, row.id)) ?? row), existing: false, initialRun };
   }
 
   /**
    * Stores a new source, due for its first poll now, or finds the equal one (`created: false`); validation errors
-   * are thrown as for a create. Nothing is fetched here (an OPML import registers many sources at once).
+   * are thrown as for a create. Nothing is fetched for a feed address here (an OPML import registers many sources at
+   * once and leaves their first polls to the scheduler, which it wakes); a site address (`input`) is discovered.
+   * `firstPollHere`: the new source is leased to this replica, whose caller runs the first poll (create).
    */
-  async register(caller: Caller, body: CreateInput): Promise<{ row: SourceRow; created: boolean }> {
+  async register(caller: Caller, body: CreateInput, opts: { firstPollHere?: boolean } = {}): Promise<{ row: SourceRow; created: boolean }> {
     for (const [field, types] of Object.entries(fieldsOfType)) {
       if ((body as unknown as Record<string, unknown>)[field] !== undefined && !types.includes(body.type)) {
         throw new AppError("validation_failed", `${field} does not apply to ${body.type} sources`, { fields: { [field]: `not a ${body.type} field` } });
       }
     }
-    const now = nowSeconds();
     const inbox = body.type === "email_inbox";
-    const target = inbox ? inboxTarget(this.opts.inboxDomain) : targetOf(body);
+    const target = inbox ? inboxTarget(this.opts.inboxDomain) : await this.feedTarget(body, opts.firstPollHere === true);
     const settings = settingsOf(defaultSettings, body);
     const config = { ...target.config, ...backfillOf(body) };
+    const now = nowSeconds();
     const { row, created } = await this.repo.insertOrFind(caller.accountId, {
       id: newId(),
       type: body.type,
@@ -96,10 +115,34 @@ export class SourcesService {
       lastError: null,
       config,
       settings,
+      // A feed's title names the source on its first successful run unless the user named it.
+      cursors: inbox || body.name?.trim() ? {} : { nameFromFeed: true },
+      lease: inbox || !opts.firstPollHere ? null : this.polling.leaseFor(now),
       now,
     });
-    if (created) await this.log.add(caller.accountId, row.id, { type: "created", at: now, detail: { target: sourceOf(row).target } });
+    if (created) {
+      await this.log.add(caller.accountId, row.id, { type: "created", at: now, detail: { target: sourceOf(row).target } });
+      if (!inbox && !opts.firstPollHere) this.polling.wake();
+    }
     return { row, created };
+  }
+
+  /**
+   * The target of a polled source; an rss site address (`input`) is resolved to its feed, which becomes the
+   * target. A create checks the feed address against the SSRF guard (400); a registration without a first poll
+   * here (OPML) only stores it, and its runs meet the guard on every fetch.
+   */
+  private async feedTarget(body: CreateInput, check: boolean) {
+    if (body.type !== "rss") return targetOf(body);
+    if (body.feedUrl === undefined && body.input !== undefined) {
+      const site = feedAddress(body.input, "input");
+      const feedUrl = await this.polling.discover(site);
+      const target = targetOf({ type: "rss", feedUrl });
+      return { ...target, config: { ...target.config, input: site } };
+    }
+    const target = targetOf(body);
+    if (check) await this.polling.checkFeedUrl(target.key);
+    return target;
   }
 
   async delete(caller: Caller, id: string) {
@@ -124,6 +167,7 @@ export class SourcesService {
     const row = await this.repo.setStatus(caller.accountId, id, "syncing", current.type === "email_inbox" ? null : now, now);
     if (!row) throw notFound();
     await this.log.add(caller.accountId, id, { type: "resumed", at: now });
+    this.polling.wake();
     return { source: sourceOf(row) };
   }
 

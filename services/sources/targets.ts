@@ -61,12 +61,8 @@ export function feedAddress(raw: string, field: string): string {
 }
 
 function rssTarget(body: CreateTargetInput): Target {
-  if (body.feedUrl === undefined) {
-    // Discovery from a site address needs the page: done by the creating run (see SourcesService.create).
-    if (body.input === undefined) throw invalid("feedUrl", "is required for rss (or give input, a site address)");
-    const site = feedAddress(body.input, "input");
-    return { key: site, defaultName: new URL(site).hostname, config: { input: site } };
-  }
+  // A site address (input) is resolved to its feed by SourcesService before this.
+  if (body.feedUrl === undefined) throw invalid("feedUrl", "is required for rss (or give input, a site address)");
   const feedUrl = feedAddress(body.feedUrl, "feedUrl");
   return { key: feedUrl, defaultName: new URL(feedUrl).hostname, config: { feedUrl } };
 }

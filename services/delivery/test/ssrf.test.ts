@@ -2,7 +2,7 @@
 // allowed (TROVE_ALLOW_PRIVATE_NETWORK=0), names resolved by the test resolver (localhost is loopback, every other
 // name fails): webhook URLs pass the same SSRF guard as page fetches, when saved and again on every attempt.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { eventually, startTrove, type TestTrove } from "@trove/testing";
+import { eventually, loopbackOrigins, startTrove, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
 beforeAll(async () => {
@@ -10,18 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => trove.stop());
 
-const loopbackSpellings = [
-  "http://127.0.0.1/hook",
-  "http://127.1/hook",
-  "http://2130706433/hook",
-  "http://0x7f.0.0.1/hook",
-  "http://[::1]/hook",
-  "http://[::ffff:127.0.0.1]/hook",
-  "http://localhost:8080/hook",
-  "http://LOCALHOST./hook",
-  "http://0.0.0.0/hook",
-  "https://169.254.169.254/latest/meta-data",
-];
+const loopbackSpellings = loopbackOrigins.map((o) => (o.startsWith("https://169.254") ? `${o}/latest/meta-data` : `${o}/hook`));
 
 test("loopback, in every spelling, is refused when an endpoint is saved", async () => {
   for (const url of loopbackSpellings) {

@@ -2,16 +2,25 @@
 // create per type, equal sources answered instead of duplicated (also under a race), validation, the three views
 // and who may see them, pause and resume, settings, the event log, delete, and another account's sources.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { migrateModules } from "@trove/host";
 import { addClientKey, bobKey, startTrove, type TestTrove } from "@trove/testing";
+import { sourcesService, startSources } from "../index.ts";
 
 let trove: TestTrove;
+let sources: Awaited<ReturnType<typeof startSources>>;
 beforeAll(async () => {
-  trove = await startTrove({ TROVE_RATE_LIMIT: "100000", TROVE_INBOX_DOMAIN: "In.Trove.Test" });
+  // The sources service without its timer: a create's first poll is the only run (polling: polling.test.ts).
+  trove = await startTrove({ TROVE_RATE_LIMIT: "100000", TROVE_INBOX_DOMAIN: "In.Trove.Test" }, { without: ["sources"] });
+  await migrateModules([sourcesService], trove.runtime.database);
+  sources = await startSources(trove.runtime, { timer: false });
 });
-afterAll(() => trove.stop());
+afterAll(async () => {
+  await sources.stop();
+  await trove.stop();
+});
 
 let serial = 0;
-/** A feed address no other test uses (port 9 on loopback: nothing there, and no test here polls). */
+/** A feed address no other test uses (port 9 on loopback: nothing there, so each create's first poll fails). */
 const feed = (suffix = "") => `http://127.0.0.1:9/sources-test/${++serial}/${crypto.randomUUID().slice(0, 8)}${suffix}`;
 
 async function call(path: string, init: { method?: string; json?: unknown; key?: string } = {}) {
@@ -33,8 +42,13 @@ describe("creating sources", () => {
     expect(r.status).toBe(200);
     expect(r.body.existing).toBe(false);
     const s = r.body.source;
-    expect(s).toMatchObject({ type: "rss", name: "127.0.0.1", status: "syncing", pollEveryMin: 60, target: url, inboxAddress: null, itemCount: 0, lastError: null, consecutiveFailures: 0, lastRunAt: null, lastSuccessAt: null });
-    expect(s.nextPollAt).toBeGreaterThanOrEqual(before);
+    // The first poll ran before the answer and failed (nothing listens there): the source exists and says why.
+    expect(s).toMatchObject({ type: "rss", name: "127.0.0.1", status: "syncing", pollEveryMin: 60, target: url, inboxAddress: null, itemCount: 0, consecutiveFailures: 1, lastSuccessAt: null });
+    expect(s.lastError).toContain("connect");
+    expect(r.body.initialRun).toEqual({ status: "failed", itemsAdded: 0, entriesSeen: 0, error: s.lastError });
+    expect(s.lastRunAt).toBeGreaterThanOrEqual(before);
+    // Backoff: two intervals after one failure.
+    expect(s.nextPollAt).toBeGreaterThanOrEqual(before + 2 * 3600);
     expect(s.createdAt).toBeGreaterThanOrEqual(before);
     // The manifest carries no configuration, settings or cursors.
     expect(s.config).toBeUndefined();
@@ -83,6 +97,11 @@ describe("creating sources", () => {
   test("x_articles: @Name and name are the same account", async () => {
     const name = `Writer_${serial++}`.slice(0, 15);
     const a = await created({ type: "x_articles", username: `@${name}` });
+    // No RSS bridge configured (TROVE_X_RSS_URL_TEMPLATE): the source says why it does nothing and looks again in a day.
+    expect(a.lastError).toContain("TROVE_X_RSS_URL_TEMPLATE");
+    expect(a.consecutiveFailures).toBe(0);
+    expect(a.nextPollAt - a.lastRunAt).toBe(86_400);
+    expect((await call(`/api/sources/${a.id}/events`)).body.events.map((e: { type: string }) => e.type)).toEqual(["created"]);
     expect(a).toMatchObject({ type: "x_articles", target: name.toLowerCase(), name: `@${name}` });
     const b = await create({ type: "x_articles", handle: name.toLowerCase() });
     expect(b.body).toMatchObject({ existing: true, source: { id: a.id } });
@@ -173,7 +192,8 @@ describe("views and who may see them", () => {
     const sensitive = (await call(`/api/sources/${s.id}?include=sensitive`)).body.source;
     expect(sensitive.config.feedUrl).toBe(url);
     expect(sensitive.target).toBe(url);
-    expect(sensitive.cursors).toEqual({});
+    expect(sensitive.cursors).toEqual({ nameFromFeed: true });
+    expect(sensitive.lastError).not.toContain("s3cret");
     const listed = (await call("/api/sources?include=settings&type=rss&limit=1000")).body.sources;
     expect(listed.every((x: { type: string; settings?: unknown }) => x.type === "rss" && x.settings !== undefined)).toBe(true);
   });
@@ -233,10 +253,10 @@ describe("lifecycle", () => {
     expect(resumed.nextPollAt).toBeGreaterThanOrEqual(before);
     expect((await call(`/api/sources/${s.id}/resume`, { method: "POST" })).body.source.status).toBe("syncing");
     const events = (await call(`/api/sources/${s.id}/events`)).body;
-    expect(events.events.map((e: { type: string }) => e.type)).toEqual(["resumed", "paused", "created"]);
-    expect(events.count).toBe(3);
+    expect(events.events.map((e: { type: string }) => e.type)).toEqual(["resumed", "paused", "error", "created"]);
+    expect(events.count).toBe(4);
     const page = (await call(`/api/sources/${s.id}/events?limit=1&offset=1`)).body;
-    expect(page).toMatchObject({ limit: 1, offset: 1, count: 3 });
+    expect(page).toMatchObject({ limit: 1, offset: 1, count: 4 });
     expect(page.events.map((e: { type: string }) => e.type)).toEqual(["paused"]);
     // A paused inbox resumes without a poll time: mail is taken, nothing is polled.
     const inbox = await created({ type: "email_inbox" });

@@ -1,0 +1,9 @@
+// Feed parsing as a worker-pool task (libs/host/tasks.ts serves it): a large or hostile feed costs a worker
+// thread and a deadline, never the service's event loop.
+import { parseFeedText, type Feed } from "./normalise.ts";
+
+export const feedParseTaskName = "parseFeed";
+
+export function feedParseTask(input: { text: string }): Feed {
+  return parseFeedText(input.text);
+}

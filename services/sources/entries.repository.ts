@@ -1,0 +1,54 @@
+// The entries each source has seen (by the feed's key): an entry is claimed before its item is added and released
+// when adding failed, so it becomes at most one item and a failed one is tried again next run.
+import type { Kysely } from "kysely";
+
+const table = "sources.entries";
+/** Rows per insert: well under PostgreSQL's 65,535 bound parameters. */
+const chunk = 1_000;
+
+export class EntriesRepository {
+  constructor(private readonly db: Kysely<any>) {}
+
+  /** Which of these keys the source has seen. */
+  async seen(sourceId: string, keys: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let i = 0; i < keys.length; i += chunk) {
+      const rows = await this.db
+        .selectFrom(table)
+        .select("entry_key")
+        .where("source_id", "=", sourceId)
+        .where("entry_key", "in", keys.slice(i, i + chunk))
+        .execute();
+      for (const r of rows) out.add(r.entry_key as string);
+    }
+    return out;
+  }
+
+  /** Marks entries seen without items (backfill skipped them). */
+  async markSeen(sourceId: string, keys: string[], now: number): Promise<void> {
+    for (let i = 0; i < keys.length; i += chunk) {
+      const values = keys.slice(i, i + chunk).map((k) => ({ source_id: sourceId, entry_key: k, item_id: null, seen_at: now }));
+      if (values.length > 0) await this.db.insertInto(table).values(values).onConflict((oc) => oc.doNothing()).execute();
+    }
+  }
+
+  /** Claims one entry; false when it was seen already. */
+  async claim(sourceId: string, key: string, now: number): Promise<boolean> {
+    const row = await this.db
+      .insertInto(table)
+      .values({ source_id: sourceId, entry_key: key, item_id: null, seen_at: now })
+      .onConflict((oc) => oc.doNothing())
+      .returning("entry_key")
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async setItem(sourceId: string, key: string, itemId: string): Promise<void> {
+    await this.db.updateTable(table).set({ item_id: itemId }).where("source_id", "=", sourceId).where("entry_key", "=", key).execute();
+  }
+
+  /** Gives a claimed entry back (its item could not be added): the next run tries it again. */
+  async release(sourceId: string, key: string): Promise<void> {
+    await this.db.deleteFrom(table).where("source_id", "=", sourceId).where("entry_key", "=", key).execute();
+  }
+}

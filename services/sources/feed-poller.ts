@@ -1,0 +1,155 @@
+// One run of a feed-backed source (rss, youtube_channel, x_articles through a bridge): read the feed (conditional
+// GET), parse it in a worker, choose the entries to add (the first run by the backfill settings, later runs every
+// unseen one), and add each as an item through the items service, oldest first so the newest is listed on top.
+import { AppError } from "@trove/errors";
+import { escapeHtml, feedParseTaskName, type Feed, type FeedEntry } from "@trove/feeds";
+import type { Logger } from "@trove/log";
+import { TaskFailedError, WorkerTimeoutError, type WorkerPool } from "@trove/workers";
+import type { EntriesRepository } from "./entries.repository.ts";
+import { fetchFeed, RunFailure, type FetchDeps, type Validators } from "./feed-fetch.ts";
+import type { ItemWriter } from "./item-writer.ts";
+import { tagsFor } from "./smart-tags.ts";
+import type { SourceRow } from "./sources.repository.ts";
+
+export interface PollResult {
+  itemsAdded: number;
+  entriesSeen: number;
+  notModified: boolean;
+  /** Entries the items service refused (a bad link): seen, not retried. */
+  skipped: number;
+  cursors: Record<string, unknown>;
+  feedTitle: string | null;
+  /** Set when the run stopped part way (quota, items service unavailable): the rest are tried next run. */
+  stoppedBy?: string;
+}
+
+export interface FeedPollerDeps {
+  fetch: FetchDeps;
+  workers: WorkerPool;
+  entries: EntriesRepository;
+  writer: ItemWriter;
+  /** Host of the stable addresses given to entries without a link. */
+  inboxDomain: string;
+  log: Logger;
+}
+
+/** How long parsing one feed may take in its worker. */
+export const feedParseDeadlineMs = 10_000;
+
+/** Item errors that concern the entry only (its link): the entry is skipped; any other error stops the run. */
+const entryRefusals = new Set(["validation_failed", "url_not_allowed"]);
+
+export class FeedPoller {
+  constructor(private readonly deps: FeedPollerDeps) {}
+
+  async poll(source: SourceRow, feedUrl: string, now: number): Promise<PollResult> {
+    const before = source.cursors;
+    const fetched = await fetchFeed(feedUrl, this.deps.fetch, validatorsOf(before));
+    if (fetched.notModified) return { itemsAdded: 0, entriesSeen: 0, notModified: true, skipped: 0, cursors: before, feedTitle: null };
+    const feed = await this.parse(fetched.text);
+    const entries = uniqueByKey(feed.entries);
+    const first = before.initialized !== true;
+    const seen = await this.deps.entries.seen(source.id, entries.map((e) => e.key));
+    const unseen = entries.filter((e) => !seen.has(e.key));
+    const toAdd = first ? backfill(newestFirst(unseen), source.config, now) : unseen;
+    if (first) {
+      const chosen = new Set(toAdd.map((e) => e.key));
+      await this.deps.entries.markSeen(source.id, unseen.filter((e) => !chosen.has(e.key)).map((e) => e.key), now);
+    }
+    // The first run names the source after its feed (unless the user named it): its items carry that name.
+    const name = source.cursors.nameFromFeed === true && feed.title ? feed.title.slice(0, 200) : source.name;
+    const added = await this.addAll({ ...source, name }, oldestFirst(toAdd), now);
+    // A run that stopped keeps the old validators: the next poll must read the feed again for what is left.
+    const cursors = { ...before, ...(added.stoppedBy ? {} : fetched.validators), initialized: true, nameFromFeed: undefined };
+    return { ...added, entriesSeen: entries.length, notModified: false, cursors, feedTitle: feed.title || null };
+  }
+
+  private async parse(text: string): Promise<Feed> {
+    try {
+      return await this.deps.workers.run<Feed>(feedParseTaskName, { text }, { deadlineMs: feedParseDeadlineMs });
+    } catch (err) {
+      if (err instanceof TaskFailedError) throw new RunFailure(err.message);
+      if (err instanceof WorkerTimeoutError) throw new RunFailure(`parsing the feed took longer than ${feedParseDeadlineMs / 1000} s`);
+      throw err;
+    }
+  }
+
+  private async addAll(source: SourceRow, entries: FeedEntry[], now: number) {
+    let itemsAdded = 0;
+    let skipped = 0;
+    if (entries.length === 0) return { itemsAdded, skipped };
+    const caller = await this.deps.writer.callerFor(source.account_id);
+    for (const [i, entry] of entries.entries()) {
+      if (!(await this.deps.entries.claim(source.id, entry.key, now))) continue;
+      try {
+        const item = await this.deps.writer.add(caller, {
+          url: entry.url ?? this.addressOf(source.id, entry.key),
+          html: this.contentOf(source, entry),
+          title: entry.title,
+          tags: tagsFor(entry, source.settings),
+          source: source.name,
+        });
+        await this.deps.entries.setItem(source.id, entry.key, item.id);
+        if (item.added) itemsAdded++;
+      } catch (err) {
+        if (err instanceof AppError && entryRefusals.has(err.code)) {
+          skipped++;
+          this.deps.log.info({ sourceId: source.id, entry: entry.key, code: err.code }, "entry skipped");
+          continue;
+        }
+        await this.deps.entries.release(source.id, entry.key);
+        const left = entries.length - i;
+        const why = err instanceof AppError && err.code === "quota_reached" ? `quota reached: ${err.message}` : `adding items failed: ${(err as Error).message}`;
+        return { itemsAdded, skipped, stoppedBy: `${why}; ${left} entr${left === 1 ? "y is" : "ies are"} tried again next run` };
+      }
+    }
+    return { itemsAdded, skipped };
+  }
+
+  /**
+   * What the item keeps: the entry's content (a video's thumbnail shown above its description); none when
+   * expandFullContent asks for the linked page, or when the entry has no content but a link (the page is fetched).
+   */
+  private contentOf(source: SourceRow, entry: FeedEntry): string | undefined {
+    if (entry.url && (source.settings.expandFullContent || entry.html.trim() === "")) return undefined;
+    const image = source.type === "youtube_channel" && entry.imageUrl ? `<p><img src="${escapeHtml(entry.imageUrl)}" alt=""></p>` : "";
+    const body = entry.html.trim() === "" ? `<p>${escapeHtml(entry.title || "(untitled)")}</p>` : entry.html;
+    return `<html><head><title>${escapeHtml(entry.title)}</title></head><body>${image}${body}</body></html>`;
+  }
+
+  /** A stable address for an entry without a link: the same entry always gets the same one. */
+  private addressOf(sourceId: string, key: string): string {
+    const digest = new Bun.CryptoHasher("sha256").update(key).digest("hex").slice(0, 32);
+    return `https://${this.deps.inboxDomain}/sources/${sourceId}/entries/${digest}`;
+  }
+}
+
+function validatorsOf(cursors: Record<string, unknown>): Validators {
+  return {
+    ...(typeof cursors.etag === "string" ? { etag: cursors.etag } : {}),
+    ...(typeof cursors.lastModified === "string" ? { lastModified: cursors.lastModified } : {}),
+  };
+}
+
+function uniqueByKey(entries: FeedEntry[]): FeedEntry[] {
+  const keys = new Set<string>();
+  return entries.filter((e) => !keys.has(e.key) && keys.add(e.key));
+}
+
+/** Newest first: by date when every entry has one, else in feed order (feeds list the newest first). */
+function newestFirst(entries: FeedEntry[]): FeedEntry[] {
+  if (!entries.every((e) => e.publishedAt !== null)) return entries;
+  return [...entries].sort((a, b) => b.publishedAt! - a.publishedAt!);
+}
+
+const oldestFirst = (entries: FeedEntry[]) => newestFirst(entries).reverse();
+
+/** The first run's entries (newest first): none (from_now), those of the last backfillDays, or the newest backfillItems; at most initialImportCount. */
+function backfill(entries: FeedEntry[], config: Record<string, unknown>, now: number): FeedEntry[] {
+  let chosen: FeedEntry[] = [];
+  if (config.backfillMode === "days") {
+    const since = now - Number(config.backfillDays) * 86_400;
+    chosen = entries.filter((e) => e.publishedAt !== null && e.publishedAt >= since);
+  } else if (config.backfillMode === "articles") chosen = entries.slice(0, Number(config.backfillItems));
+  return typeof config.initialImportCount === "number" ? chosen.slice(0, config.initialImportCount) : chosen;
+}
