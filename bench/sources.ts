@@ -108,6 +108,12 @@ new links.
 | --- | --- | --- | --- | --- |
 ${table}
 
+Reading: entries are added one after another (oldest first, so the newest is listed on top), each as two requests
+to the items service (\`items.ingest\` with the entry's HTML, extracted in the worker pool, then \`updateItem\` for
+title and tags), so the per-entry rate is the items service's save rate, not the feed's parsing (a rollup run reads,
+parses and claims the same 1,000 entries, one insert each, and saves one item). autoSummarize costs about 0.6 ms per entry of
+this size (timed apart, 1,000 summaries); differences between it and the plain variant are the machine's noise.
+
 ${machine}
 `,
 );

@@ -5,6 +5,8 @@ import { escapeHtml } from "@trove/feeds";
 import { stripTags } from "./mail-content.ts";
 
 const maxChars = 50_000;
+/** HTML read for it: markup around 50,000 characters of text (a mail can be 10 MB). */
+const maxHtmlChars = 200_000;
 const maxSentences = 400;
 const summarySentences = 3;
 
@@ -20,7 +22,7 @@ const wordsOf = (s: string) => (s.toLowerCase().match(/\p{L}[\p{L}\p{N}'-]*/gu) 
 
 /** The summary of a piece of HTML, or null when it has too few sentences to need one (it is its own summary). */
 export function summarize(html: string): string | null {
-  const text = stripTags(html).replace(/\s+/g, " ").trim().slice(0, maxChars);
+  const text = stripTags(html.slice(0, maxHtmlChars)).replace(/\s+/g, " ").trim().slice(0, maxChars);
   const sentences = (text.match(/[^.!?]+[.!?]+(?=\s|$)|[^.!?]+$/g) ?? [])
     .map((s) => s.trim())
     .filter((s) => wordsOf(s).length >= 3)

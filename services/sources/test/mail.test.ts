@@ -67,6 +67,18 @@ describe("email inbox", () => {
     expect(source).toMatchObject({ itemCount: 1, lastError: null });
   });
 
+  test("the web version is found in other languages, and in an Archived-At header", async () => {
+    const src = await inbox({ name: "Abroad" });
+    const german = `<p><a href="https://brief.example/ausgabe/7">Im Browser ansehen</a></p><p>Neuigkeiten der Woche.</p>`;
+    expect(await send({ to: src.inboxAddress, subject: "Ausgabe 7", html: german, messageId: "<de-7@brief.example>" })).toEqual({ ok: true });
+    const archived = { "Archived-At": "<https://lists.example/archive/2026/msg00042.html>" };
+    expect(await send({ to: src.inboxAddress, subject: "List post", text: "A post to the list.", headers: archived, messageId: "<list-42@lists.example>" })).toEqual({ ok: true });
+    expect((await itemsOf("Abroad")).map((i) => [i.title, i.url])).toEqual([
+      ["List post", "https://lists.example/archive/2026/msg00042.html"],
+      ["Ausgabe 7", "https://brief.example/ausgabe/7"],
+    ]);
+  });
+
   test("plain text becomes paragraphs under a stable Trove address; autoSummarize puts a summary above it", async () => {
     const src = await inbox({ name: "Plain", autoSummarize: true });
     expect(await send({ to: src.inboxAddress, subject: "Plain words", text: `Dear <reader>, this is the letter.\n\n${prose}`, messageId: "<plain-1@letters.example>" })).toEqual({ ok: true });
