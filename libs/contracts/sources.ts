@@ -97,6 +97,30 @@ export const SourceEvent = t.Object({
   detail: t.Record(t.String(), t.Unknown()),
 });
 
+export const sourceMessageStatuses = ["added", "duplicate", "failed"] as const;
+
+export const SourceMessage = t.Object({
+  id: t.String(),
+  from: t.String({ description: "the sender's address (From header, else the envelope sender)" }),
+  subject: t.String(),
+  messageId: t.Nullable(t.String({ description: "the Message-ID header; null when the mail had none" })),
+  receivedAt: Timestamp,
+  size: Count({ description: "bytes of the message as received" }),
+  itemId: t.Nullable(t.String({ description: "the item the mail became (or, for a duplicate, the one it already is)" })),
+  status: t.Union(sourceMessageStatuses.map((s) => t.Literal(s)), {
+    description: "added: an item was saved; duplicate: a Message-ID this inbox had already taken; failed: see error",
+  }),
+  error: t.Nullable(t.String()),
+});
+
+export const SourceConfirmation = t.Object({
+  code: t.Nullable(t.String({ description: "a verification code found in the mail (e.g. Gmail forwarding's \"Confirmation code\")" })),
+  link: t.Nullable(t.String({ description: "a confirmation or verification link found in the mail" })),
+  from: t.String(),
+  subject: t.String(),
+  receivedAt: Timestamp,
+});
+
 const SourceReply = t.Object({ source: Source });
 
 const InitialRun = t.Object(
@@ -266,5 +290,26 @@ export const sourceOperations = {
     params: t.Object({ id: Id }),
     query: t.Object({ limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) }),
     response: t.Object({ events: t.Array(SourceEvent), limit: Int4(), offset: Int4(), count: Count() }),
+  }),
+  listSourceMessages: op({
+    method: "GET",
+    path: "/api/sources/:id/messages",
+    service: "sources",
+    permission: "sources.read",
+    tag: "Sources",
+    summary: "An email inbox's recent mail (sender, subject, time, the item it became), newest first; 404 for other source types",
+    params: t.Object({ id: Id }),
+    query: t.Object({ limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) }),
+    response: t.Object({ messages: t.Array(SourceMessage), limit: Int4(), offset: Int4(), count: Count() }),
+  }),
+  getSourceConfirmation: op({
+    method: "GET",
+    path: "/api/sources/:id/confirmation",
+    service: "sources",
+    permission: "sources.read",
+    tag: "Sources",
+    summary: "The latest confirmation link or code a mail provider sent to an email inbox (null when none came); 404 for other source types",
+    params: t.Object({ id: Id }),
+    response: t.Object({ confirmation: t.Nullable(SourceConfirmation) }),
   }),
 };

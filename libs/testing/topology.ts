@@ -76,6 +76,8 @@ export function processEnv(backing: Backing, port: number, extra: Record<string,
     TROVE_ALLOW_PRIVATE_NETWORK: "1",
     LOG_LEVEL: "warn",
     TROVE_VALIDATE_RESPONSES: "1",
+    // No mail listener unless a test asks for one (with a free port): test files run side by side.
+    TROVE_SMTP_PORT: "0",
     ...extra,
   };
 }

@@ -72,6 +72,8 @@ export async function startTrove(env: Record<string, string> = {}, opts: StartTr
     TROVE_ALLOW_PRIVATE_NETWORK: "1",
     // Every test checks every reply against the contract's schemas.
     TROVE_VALIDATE_RESPONSES: "1",
+    // No mail listener unless a test asks for one (with a free port): test files run side by side.
+    TROVE_SMTP_PORT: "0",
     ...distributed,
     ...env,
   });

@@ -2,6 +2,7 @@
 import type { Caller } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import type { HandlerTable } from "@trove/host";
+import type { MessagesService } from "./messages.service.ts";
 import type { OpmlService } from "./opml.service.ts";
 import type { SourcesService } from "./sources.service.ts";
 
@@ -10,7 +11,7 @@ const who = (c: Caller | null): Caller => {
   return c;
 };
 
-export const sourcesEndpoints = (sources: SourcesService, opml: OpmlService): HandlerTable<"sources"> => ({
+export const sourcesEndpoints = (sources: SourcesService, opml: OpmlService, mail: MessagesService): HandlerTable<"sources"> => ({
   listSources: ({ query }, ctx) =>
     sources.list(who(ctx.caller), { include: query.include, type: query.type, limit: query.limit ?? 200, offset: query.offset ?? 0 }),
   getSource: ({ params, query }, ctx) => sources.get(who(ctx.caller), params.id, query.include),
@@ -24,4 +25,6 @@ export const sourcesEndpoints = (sources: SourcesService, opml: OpmlService): Ha
   importOpml: ({ body }, ctx) => opml.import(who(ctx.caller), body),
   exportOpml: (_input, ctx) => opml.export(who(ctx.caller)),
   listSourceEvents: ({ params, query }, ctx) => sources.events(who(ctx.caller), params.id, query.limit ?? 50, query.offset ?? 0),
+  listSourceMessages: ({ params, query }, ctx) => mail.list(who(ctx.caller), params.id, query.limit ?? 50, query.offset ?? 0),
+  getSourceConfirmation: ({ params }, ctx) => mail.confirmation(who(ctx.caller), params.id),
 });

@@ -47,6 +47,12 @@ export class EntriesRepository {
     await this.db.updateTable(table).set({ item_id: itemId }).where("source_id", "=", sourceId).where("entry_key", "=", key).execute();
   }
 
+  /** The item a seen entry became (null: seen without one, or not seen). */
+  async itemOf(sourceId: string, key: string): Promise<string | null> {
+    const row = await this.db.selectFrom(table).select("item_id").where("source_id", "=", sourceId).where("entry_key", "=", key).executeTakeFirst();
+    return (row?.item_id as string | null | undefined) ?? null;
+  }
+
   /** Gives a claimed entry back (its item could not be added): the next run tries it again. */
   async release(sourceId: string, key: string): Promise<void> {
     await this.db.deleteFrom(table).where("source_id", "=", sourceId).where("entry_key", "=", key).execute();

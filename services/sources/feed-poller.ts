@@ -1,6 +1,7 @@
 // One run of a feed-backed source (rss, youtube_channel, x_articles through a bridge): read the feed (conditional
 // GET), parse it in a worker, choose the entries to add (the first run by the backfill settings, later runs every
 // unseen one), and add each as an item through the items service, oldest first so the newest is listed on top.
+import type { Caller } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { escapeHtml, feedParseTaskName, type Feed, type FeedEntry } from "@trove/feeds";
 import type { Logger } from "@trove/log";
@@ -8,8 +9,10 @@ import { TaskFailedError, WorkerTimeoutError, type WorkerPool } from "@trove/wor
 import type { EntriesRepository } from "./entries.repository.ts";
 import { fetchFeed, RunFailure, type FetchDeps, type Validators } from "./feed-fetch.ts";
 import type { ItemWriter } from "./item-writer.ts";
+import { digestOf } from "./rollup.ts";
 import { tagsFor } from "./smart-tags.ts";
 import type { SourceRow } from "./sources.repository.ts";
+import { withSummary } from "./summary.ts";
 
 export interface PollResult {
   itemsAdded: number;
@@ -74,11 +77,12 @@ export class FeedPoller {
     }
   }
 
-  private async addAll(source: SourceRow, entries: FeedEntry[], now: number) {
+  private async addAll(source: SourceRow, entries: FeedEntry[], now: number): Promise<AddResult> {
     let itemsAdded = 0;
     let skipped = 0;
     if (entries.length === 0) return { itemsAdded, skipped };
     const caller = await this.deps.writer.callerFor(source.account_id);
+    if (source.settings.rollupEnabled) return this.addDigest(caller, source, entries, now);
     for (const [i, entry] of entries.entries()) {
       if (!(await this.deps.entries.claim(source.id, entry.key, now))) continue;
       try {
@@ -98,12 +102,25 @@ export class FeedPoller {
           continue;
         }
         await this.deps.entries.release(source.id, entry.key);
-        const left = entries.length - i;
-        const why = err instanceof AppError && err.code === "quota_reached" ? `quota reached: ${err.message}` : `adding items failed: ${(err as Error).message}`;
-        return { itemsAdded, skipped, stoppedBy: `${why}; ${left} entr${left === 1 ? "y is" : "ies are"} tried again next run` };
+        return { itemsAdded, skipped, stoppedBy: stoppedBy(err, entries.length - i) };
       }
     }
     return { itemsAdded, skipped };
+  }
+
+  /** Rollup: the unseen entries become one digest item; each is still marked seen (with the digest as its item). */
+  private async addDigest(caller: Caller, source: SourceRow, entries: FeedEntry[], now: number): Promise<AddResult> {
+    const claimed: FeedEntry[] = [];
+    for (const e of entries) if (await this.deps.entries.claim(source.id, e.key, now)) claimed.push(e);
+    if (claimed.length === 0) return { itemsAdded: 0, skipped: 0 };
+    try {
+      const item = await this.deps.writer.add(caller, digestOf(source, claimed, now, this.deps.inboxDomain));
+      for (const e of claimed) await this.deps.entries.setItem(source.id, e.key, item.id);
+      return { itemsAdded: item.added ? 1 : 0, skipped: 0 };
+    } catch (err) {
+      for (const e of claimed) await this.deps.entries.release(source.id, e.key);
+      return { itemsAdded: 0, skipped: 0, stoppedBy: stoppedBy(err, claimed.length) };
+    }
   }
 
   /**
@@ -113,7 +130,8 @@ export class FeedPoller {
   private contentOf(source: SourceRow, entry: FeedEntry): string | undefined {
     if (entry.url && (source.settings.expandFullContent || entry.html.trim() === "")) return undefined;
     const image = source.type === "youtube_channel" && entry.imageUrl ? `<p><img src="${escapeHtml(entry.imageUrl)}" alt=""></p>` : "";
-    const body = entry.html.trim() === "" ? `<p>${escapeHtml(entry.title || "(untitled)")}</p>` : entry.html;
+    const text = entry.html.trim() === "" ? `<p>${escapeHtml(entry.title || "(untitled)")}</p>` : entry.html;
+    const body = source.settings.autoSummarize ? withSummary(text) : text;
     return `<html><head><title>${escapeHtml(entry.title)}</title></head><body>${image}${body}</body></html>`;
   }
 
@@ -122,6 +140,18 @@ export class FeedPoller {
     const digest = new Bun.CryptoHasher("sha256").update(key).digest("hex").slice(0, 32);
     return `https://${this.deps.inboxDomain}/sources/${sourceId}/entries/${digest}`;
   }
+}
+
+interface AddResult {
+  itemsAdded: number;
+  skipped: number;
+  stoppedBy?: string;
+}
+
+/** Why a run stopped part way, and how many entries wait for the next run. */
+function stoppedBy(err: unknown, left: number): string {
+  const why = err instanceof AppError && err.code === "quota_reached" ? `quota reached: ${err.message}` : `adding items failed: ${(err as Error).message}`;
+  return `${why}; ${left} entr${left === 1 ? "y is" : "ies are"} tried again next run`;
 }
 
 function validatorsOf(cursors: Record<string, unknown>): Validators {

@@ -1,6 +1,6 @@
 // The sources service: sources and their settings, status and event log, OPML import and export, and the scheduler
 // that runs them (feeds, channels, X through a bridge) and adds their entries as items through the items service.
-// The inbox's mail listener comes with its type (see docs/decisions.md, "Sources").
+// Email inboxes take mail through an SMTP listener on TROVE_SMTP_PORT (see docs/decisions.md, "Sources").
 import { join } from "node:path";
 import { feedParseTaskName } from "@trove/feeds";
 import { serveOperations, type RunningService, type Runtime, type ServiceModule } from "@trove/host";
@@ -12,6 +12,10 @@ import { feedFetchLimits } from "./feed-fetch.ts";
 import { FeedPoller, feedParseDeadlineMs } from "./feed-poller.ts";
 import { ItemWriter } from "./item-writer.ts";
 import { LeasesRepository } from "./leases.repository.ts";
+import { MailIntake } from "./mail-intake.ts";
+import { startMailListener, type MailListener } from "./mail-listener.ts";
+import { MessagesRepository } from "./messages.repository.ts";
+import { MessagesService } from "./messages.service.ts";
 import { OpmlService } from "./opml.service.ts";
 import { Scheduler, defaultLeaseTtlSec } from "./scheduler.ts";
 import { SourceEventsRepository } from "./source-events.repository.ts";
@@ -24,20 +28,27 @@ export interface SourcesStartOptions {
   timer?: boolean;
   /** The longest sleep between looks at the table; default a minute (tests shorten it). */
   maxSleepMs?: number;
+  /** The SMTP port; default the config's TROVE_SMTP_PORT (0: no mail listener). */
+  smtpPort?: number;
 }
 
 /** Starts one replica of the sources service on a runtime (the module below; tests start more). */
-export async function startSources(rt: Runtime, opts: SourcesStartOptions = {}): Promise<RunningService & { scheduler: Scheduler }> {
+export async function startSources(
+  rt: Runtime,
+  opts: SourcesStartOptions = {},
+): Promise<RunningService & { scheduler: Scheduler; mail: MailListener | null }> {
   const db = rt.database.db;
   const owner = `sources-${crypto.randomUUID()}`;
   const fetchDeps = { allowPrivate: rt.config.allowPrivateNetwork, resolver: rt.resolver };
   const events = new SourceEventsRepository(db);
   const leases = new LeasesRepository(db);
+  const entries = new EntriesRepository(db);
+  const writer = new ItemWriter(rt.bus, rt.config.requestTimeoutMs);
   const poller = new FeedPoller({
     fetch: fetchDeps,
     workers: rt.workers,
-    entries: new EntriesRepository(db),
-    writer: new ItemWriter(rt.bus, rt.config.requestTimeoutMs),
+    entries,
+    writer,
     inboxDomain: rt.config.inboxDomain,
     log: rt.log,
   });
@@ -65,11 +76,17 @@ export async function startSources(rt: Runtime, opts: SourcesStartOptions = {}):
     },
   });
   const opml = new OpmlService(sources, repo, { youtubeFeedUrl: rt.config.youtubeFeedUrl });
-  const subs = serveOperations(rt.bus, "sources", sourcesEndpoints(sources, opml), rt.log);
+  const messages = new MessagesRepository(db);
+  const subs = serveOperations(rt.bus, "sources", sourcesEndpoints(sources, opml, new MessagesService(repo, messages)), rt.log);
+  const smtpPort = opts.smtpPort ?? rt.config.smtpPort;
+  const intake = new MailIntake({ sources: repo, entries, messages, events, writer, inboxDomain: rt.config.inboxDomain, log: rt.log });
+  const mail = smtpPort === 0 ? null : await startMailListener(intake, { host: rt.config.host, port: smtpPort, log: rt.log });
   if (opts.timer !== false) scheduler.start();
   return {
     scheduler,
+    mail,
     stop: async () => {
+      await mail?.stop();
       for (const s of subs) await s.stop();
       await scheduler.stop();
     },

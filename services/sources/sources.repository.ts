@@ -164,6 +164,29 @@ export class SourcesRepository {
       .executeTakeFirst()) as SourceRow | undefined;
   }
 
+  /** The email inbox at this address, whoever owns it (the mail listener looks recipients up before it knows an account). */
+  async inboxAt(address: string): Promise<SourceRow | undefined> {
+    return (await this.db.selectFrom(table).selectAll().where("type", "=", "email_inbox").where("inbox_address", "=", address.toLowerCase()).executeTakeFirst()) as
+      | SourceRow
+      | undefined;
+  }
+
+  /** What taking one message in did to an inbox: its item count, and lastError set (failed) or cleared. */
+  async recordMail(accountId: string, id: string, o: { now: number; itemsAdded: number; error: string | null }): Promise<void> {
+    await this.db
+      .updateTable(table)
+      .set({
+        item_count: sql`item_count + ${o.itemsAdded}::int8`,
+        last_run_at: o.now,
+        last_error: o.error,
+        ...(o.error === null ? { last_success_at: o.now } : {}),
+        updated_at: o.now,
+      })
+      .where("account_id", "=", accountId)
+      .where("id", "=", id)
+      .execute();
+  }
+
   async delete(accountId: string, id: string): Promise<boolean> {
     const res = await this.db.deleteFrom(table).where("account_id", "=", accountId).where("id", "=", id).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;

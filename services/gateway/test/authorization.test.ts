@@ -47,6 +47,7 @@ interface Target {
   projectId: string;
   linkId: string;
   sourceId: string;
+  inboxId: string;
   n: number;
 }
 
@@ -73,7 +74,8 @@ async function target(inside: boolean): Promise<Target> {
   await ok(`/api/notes/${archivedNoteId}/archive`, { expectedRevision: 1 });
   const linkId = (await ok(`/api/notes/${noteId}/item-links`, { itemId })).link.id;
   const sourceId = (await ok("/api/sources", { type: "rss", feedUrl: `http://127.0.0.1:9/matrix/feed/${n}` })).source.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, noteId, archivedNoteId, projectId, linkId, sourceId, n };
+  const inboxId = (await ok("/api/sources", { type: "email_inbox" })).source.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, n };
 }
 
 // ---- samples: one request per operation ------------------------------------------------------------------
@@ -168,6 +170,8 @@ const samples: Record<string, Sample> = {
   setSourceDefaultTags: { request: (t) => ({ params: { id: t.sourceId }, body: { tags: ["feeds"] } }), names: "resource" },
   setSourceRollup: { request: (t) => ({ params: { id: t.sourceId }, body: { enabled: true } }), names: "resource" },
   listSourceEvents: { request: (t) => ({ params: { id: t.sourceId } }), names: "resource" },
+  listSourceMessages: { request: (t) => ({ params: { id: t.inboxId } }), names: "resource" },
+  getSourceConfirmation: { request: (t) => ({ params: { id: t.inboxId } }), names: "resource" },
   importOpml: { request: (t) => ({ body: { opml: `<opml version="2.0"><body><outline text="x" xmlUrl="http://127.0.0.1:9/matrix/opml/${t.n}"/></body></opml>` } }) },
   exportOpml: { request: () => ({}) },
 };

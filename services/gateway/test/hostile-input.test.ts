@@ -168,6 +168,7 @@ interface Fixtures {
   projectId: string;
   linkId: string;
   sourceId: string;
+  inboxId: string;
   n: number;
 }
 
@@ -194,7 +195,8 @@ async function fixtures(): Promise<Fixtures> {
   await ok(`/api/notes/${archivedNoteId}/archive`, { expectedRevision: 1 });
   const linkId = (await ok(`/api/notes/${noteId}/item-links`, { itemId, relation: "evidence" })).link.id;
   const sourceId = (await ok("/api/sources", { type: "rss", feedUrl: `http://127.0.0.1:9/hostile/feed/${n}` })).source.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, noteId, archivedNoteId, projectId, linkId, sourceId, n };
+  const inboxId = (await ok("/api/sources", { type: "email_inbox" })).source.id;
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, n };
 }
 
 /** A request each operation answers 2xx; the hostile variants each change one thing in it. */
@@ -348,6 +350,8 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   setSourceDefaultTags: (f) => ({ params: { id: f.sourceId }, body: { tags: ["walked", "feeds"] } }),
   setSourceRollup: (f) => ({ params: { id: f.sourceId }, body: { enabled: true } }),
   listSourceEvents: (f) => ({ params: { id: f.sourceId }, query: { limit: "10", offset: "0" } }),
+  listSourceMessages: (f) => ({ params: { id: f.inboxId }, query: { limit: "10", offset: "0" } }),
+  getSourceConfirmation: (f) => ({ params: { id: f.inboxId } }),
   importOpml: (f) => ({
     body: { opml: `<opml version="2.0"><body><outline text="Walk"><outline text="Feed" xmlUrl="http://127.0.0.1:9/hostile/opml/${f.n}"/></outline></body></opml>`, defaultTags: ["walked"] },
   }),

@@ -257,6 +257,57 @@ describe("polling", () => {
   });
 });
 
+describe("rollup and summaries", () => {
+  const story = (topic: string) =>
+    `<p>${topic} engines got faster this year. The weather in the valley was pleasant. The ${topic} engine design keeps fuel use low in ${topic} engines. ` +
+    `Our cat slept most of the afternoon. Fuel use matters for ${topic} engines and ${topic} engine makers alike. Bread tastes better with butter.</p>`;
+
+  test("rollup: a run that finds N new entries adds one digest item listing them; the entries are still marked seen", async () => {
+    let current = entries("roll", 2);
+    const url = feeds.feed("/rollup.xml", () => rss2("Rolled Feed", current));
+    const r = await create({ type: "rss", feedUrl: url, rollupEnabled: true, defaultTags: ["digest"] });
+    expect(r.initialRun).toMatchObject({ status: "ok", itemsAdded: 0 });
+    current = [
+      { id: "roll-new-2", title: "Second news", link: "http://site.test/roll/n2", at: t0 + 200, html: story("Diesel") },
+      { id: "roll-new-1", title: "First news", link: "http://site.test/roll/n1", at: t0 + 100 },
+      { id: "roll-new-0", title: "Linkless news", at: t0 + 50 },
+      ...current,
+    ];
+    await round();
+    const items = await itemsOf("Rolled Feed");
+    const day = new Date(clock * 1000).toISOString().slice(0, 10);
+    expect(items.map((i) => [i.title, i.tags])).toEqual([[`Rolled Feed: 3 new entries, ${day}`, ["digest"]]]);
+    expect(items[0]!.url).toMatch(new RegExp(`^https://inbox\\.localhost/sources/${r.source.id}/digests/[0-9a-f]{32}$`));
+    const md = (await call(`/api/items/${items[0]!.id}`)).body.contentMarkdown as string;
+    expect(md).toContain("[Second news](http://site.test/roll/n2)");
+    expect(md).toContain("[First news](http://site.test/roll/n1)");
+    expect(md).toContain("Linkless news");
+    // Each entry's summary: the long one's three most telling sentences, the short one's own text.
+    expect(md).toContain("Fuel use matters for Diesel engines");
+    expect(md).not.toContain("cat slept");
+    expect(md).toContain("First news body");
+    // Seen: the next runs add nothing more.
+    await round();
+    expect((await itemsOf("Rolled Feed")).length).toBe(1);
+    const runs = (await events(r.source.id)).filter((e) => e.type === "run");
+    expect(runs.map((e) => [e.itemsAdded, e.detail.entriesSeen])).toEqual([[0, 5], [1, 5], [0, 2]]);
+  });
+
+  test("autoSummarize: an item of such a source carries a summary above its content; another source's does not", async () => {
+    const list = [{ id: "sum-1", title: "Engines", link: "http://site.test/sum/1", at: t0, html: story("Steam") }];
+    const summed = await create({ type: "rss", feedUrl: feeds.feed("/summed.xml", rss2("Summed Feed", list)), backfillItems: 1, autoSummarize: true });
+    const plain = await create({ type: "rss", feedUrl: feeds.feed("/plain.xml", rss2("Plain Feed", [{ ...list[0]!, link: "http://site.test/sum/2" }])), backfillItems: 1 });
+    expect([summed.initialRun.itemsAdded, plain.initialRun.itemsAdded]).toEqual([1, 1]);
+    const md = async (name: string) => (await call(`/api/items/${(await itemsOf(name))[0]!.id}`)).body.contentMarkdown as string;
+    const withSummary = await md("Summed Feed");
+    expect(withSummary).toContain("**Summary:** Steam engines got faster this year. The Steam engine design keeps fuel use low in Steam engines. Fuel use matters for Steam engines and Steam engine makers alike.");
+    expect(withSummary).toContain("cat slept");
+    const without = await md("Plain Feed");
+    expect(without).not.toContain("Summary:");
+    expect(without).toContain("cat slept");
+  });
+});
+
 describe("discovery and refusals", () => {
   test("a site address: its feed from <link rel=alternate>, else a common path; the feed URL is the target", async () => {
     feeds.route("/blog/", () => new Response(`<html><head><link rel="alternate" type="application/atom+xml" href="/blog/atom.xml"></head><body>hi</body></html>`, { headers: { "content-type": "text/html" } }));
