@@ -144,7 +144,8 @@ export const sourceOperations = {
     service: "sources",
     permission: "sources.read",
     tag: "Sources",
-    summary: "The account's sources, newest first: a compact status manifest unless include asks for more",
+    summary:
+      "The account's sources, newest first: a compact status manifest unless include asks for more. The tool interface's list_sources (MCP) always answers this safe manifest and cannot ask for include=sensitive",
     query: t.Object({
       include: Include,
       type: t.Optional(SourceTypeSchema),
