@@ -22,6 +22,8 @@ describe("parseConfig", () => {
       seedAccounts: [],
       extractWorkers: availableParallelism(),
       extractTimeoutMs: 15_000,
+      semantic: true,
+      embedTimeoutMs: 30_000,
     });
   });
 
@@ -31,6 +33,8 @@ describe("parseConfig", () => {
     ["TROVE_RATE_LIMIT", "0", /TROVE_RATE_LIMIT/],
     ["TROVE_EXTRACT_WORKERS", "0", /TROVE_EXTRACT_WORKERS/],
     ["TROVE_EXTRACT_TIMEOUT_MS", "soon", /TROVE_EXTRACT_TIMEOUT_MS/],
+    ["TROVE_SEMANTIC", "maybe", /TROVE_SEMANTIC/],
+    ["TROVE_EMBED_TIMEOUT_MS", "0", /TROVE_EMBED_TIMEOUT_MS/],
     ["DATABASE_URL", "mysql://x", /DATABASE_URL/],
     ["NATS_URL", "not a url", /NATS_URL/],
     ["TROVE_ALLOW_PRIVATE_NETWORK", "maybe", /TROVE_ALLOW_PRIVATE_NETWORK/],
@@ -58,6 +62,11 @@ describe("parseConfig", () => {
   test("webhook retry delays take fractions of a second, so tests can run a schedule in milliseconds", () => {
     expect(parseConfig({ TROVE_WEBHOOK_RETRY_DELAYS: "0.05, 0.05,1.5,60" }).webhookRetryDelays).toEqual([0.05, 0.05, 1.5, 60]);
     expect(parseConfig({ TROVE_WEBHOOK_RETRY_DELAYS: "30" }).webhookRetryDelays).toEqual([30]);
+  });
+
+  test("TROVE_SEMANTIC switches semantic search on (default) or off", () => {
+    expect(parseConfig({ TROVE_SEMANTIC: "off" }).semantic).toBe(false);
+    expect(parseConfig({ TROVE_SEMANTIC: " ON " }).semantic).toBe(true);
   });
 
   test("seed accounts get the documented plan defaults", () => {

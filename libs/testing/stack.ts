@@ -32,3 +32,9 @@ export function loopbackResolver(asked: string[] = []): Resolver {
     throw Object.assign(new Error(`${hostname} does not resolve in tests`), { code: "ENOTFOUND" });
   };
 }
+
+/**
+ * Settings every test Trove starts with unless the test says otherwise: semantic search off, so that only the
+ * semantic tests (which pass `TROVE_SEMANTIC: "on"`) load the embedding model and embed what they save.
+ */
+export const testStackDefaults: Record<string, string> = { TROVE_SEMANTIC: "off" };
