@@ -6,7 +6,8 @@ export const rrfK = 60;
 
 /**
  * Weights of the hybrid search's lists: lexical and semantic count the same, so a document both find ranks above
- * one either finds alone, and a strong lexical match ties with an equally placed semantic one (ties by id).
+ * one either finds alone. Equal scores (the lexical first and the semantic first, when they differ) go to the
+ * earlier list, lexical: a document holding the query's words comes before one that only means the same.
  */
 export const hybridWeights = { lexical: 1, semantic: 1 } as const;
 
@@ -14,11 +15,20 @@ export interface Ranked {
   id: string;
 }
 
-/** The fused order of several ranked lists: `{id, score}` best first (ties by id), each id once. */
+/**
+ * The fused order of several ranked lists: `{id, score}` best first, each id once. Equal scores: the one placed in
+ * an earlier list first, then the better rank there, then by id.
+ */
 export function fuseRanks(lists: { ranked: Ranked[]; weight: number }[], k = rrfK): { id: string; score: number }[] {
-  const scores = new Map<string, number>();
-  for (const { ranked, weight } of lists) {
-    ranked.forEach((r, i) => scores.set(r.id, (scores.get(r.id) ?? 0) + weight / (k + i + 1)));
-  }
-  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  const fused = new Map<string, { id: string; score: number; list: number; rank: number }>();
+  lists.forEach(({ ranked, weight }, list) => {
+    ranked.forEach((r, rank) => {
+      const f = fused.get(r.id);
+      if (f) f.score += weight / (k + rank + 1);
+      else fused.set(r.id, { id: r.id, score: weight / (k + rank + 1), list, rank });
+    });
+  });
+  return [...fused.values()]
+    .sort((a, b) => b.score - a.score || a.list - b.list || a.rank - b.rank || (a.id < b.id ? -1 : 1))
+    .map(({ id, score }) => ({ id, score }));
 }
