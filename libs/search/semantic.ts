@@ -201,16 +201,19 @@ export class SemanticSearch {
   }
 }
 
-export interface SemanticIndexOptions {
-  db: Kysely<any>;
-  bus: ChangeNotices & Pick<Bus, "consume">;
-  /** The durable consumer that embeds from the service's events, their filter, and the document each names. */
-  consumer: { durable: string; filter: string; documentOf: (event: unknown) => { accountId: string; id: string } };
-  kind: "postgres" | "pglite";
+/** What a service's runtime gives semantic search (libs/host's Runtime has it all). */
+export interface SemanticRuntime {
+  config: { semantic: boolean; embedTimeoutMs: number };
+  database: { db: Kysely<any>; kind: "postgres" | "pglite" };
   /** The process's worker pool (libs/host/tasks.ts serves the embed task). */
   workers: Parameters<typeof poolEmbedder>[0];
-  embedTimeoutMs: number;
-  onError: (err: unknown, what: string) => void;
+  bus: ChangeNotices & Pick<Bus, "consume">;
+  log: { error(obj: object, msg: string): void };
+}
+
+export interface SemanticIndexOptions {
+  /** The durable consumer that embeds from the service's events, their filter, and the document each names. */
+  consumer: { durable: string; filter: string; documentOf: (event: unknown) => { accountId: string; id: string } };
   /** "items.search_vectors" */
   table: string;
   /** "items.items": the documents, for the backfill. */
@@ -220,15 +223,17 @@ export interface SemanticIndexOptions {
 }
 
 /**
- * A service's semantic side, started: the store, its upkeep (the consumer and the start-up backfill) and its search.
+ * A service's semantic side, started (undefined with TROVE_SEMANTIC=off): the store, its upkeep (the consumer and the start-up backfill) and its search.
  * Embedding waits its turn (one document at a time per process) and may wait for a model load: the consumer has a
  * long acknowledgement window, and failures (model unavailable) are retried for as long as it takes.
  */
-export async function startSemanticIndex(o: SemanticIndexOptions) {
-  const embedder = poolEmbedder(o.workers, { deadlineMs: o.embedTimeoutMs });
-  const store = await openVectorStore({ db: o.db, kind: o.kind, table: o.table, embedder, notices: o.bus, onError: (err) => o.onError(err, "loading the vector cache") });
-  const indexer = new VectorIndexer(store, embedder, vectorSources(o.db, o.sourceTable, o.bodyColumn), o.sourceTable);
-  const consumer = await o.bus.consume(
+export async function startSemanticIndex(rt: SemanticRuntime, o: SemanticIndexOptions) {
+  if (!rt.config.semantic) return undefined;
+  const { db, kind } = rt.database;
+  const embedder = poolEmbedder(rt.workers, { deadlineMs: rt.config.embedTimeoutMs });
+  const store = await openVectorStore({ db, kind, table: o.table, embedder, notices: rt.bus, onError: (err) => rt.log.error({ err }, "loading the vector cache failed") });
+  const indexer = new VectorIndexer(store, embedder, vectorSources(db, o.sourceTable, o.bodyColumn), o.sourceTable);
+  const consumer = await rt.bus.consume(
     { durable: o.consumer.durable, filter: o.consumer.filter, ackWaitMs: 10 * 60_000, maxDeliver: 10_000, retryDelaysMs: [2_000, 10_000, 60_000] },
     (event) => {
       const doc = o.consumer.documentOf(event.data);
@@ -237,7 +242,7 @@ export async function startSemanticIndex(o: SemanticIndexOptions) {
   );
   let stopped = false;
   // Documents saved before semantic search was on, or embedded by another model, are embedded in the background.
-  const backfill = indexer.backfill(() => stopped).catch((err) => o.onError(err, "the embedding backfill failed; it resumes at the next start"));
+  const backfill = indexer.backfill(() => stopped).catch((err) => rt.log.error({ err }, "the embedding backfill failed; it resumes at the next start"));
   return {
     store,
     indexer,

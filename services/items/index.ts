@@ -76,24 +76,16 @@ export const itemsService: ServiceModule = {
     const changes = new ChangesService(itemsRepo, eventLog, relay, tags, collections);
     const { engine, docs, indexer: searchIndex } = itemsSearchIndex(db);
     // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer, embedded on the worker pool.
-    const semantic = rt.config.semantic
-      ? await startSemanticIndex({
-          db,
-          kind: rt.database.kind,
-          workers: rt.workers,
-          embedTimeoutMs: rt.config.embedTimeoutMs,
-          bus: rt.bus,
-          consumer: {
-            durable: embedConsumerName,
-            filter: itemEventsFilter,
-            documentOf: (data) => ({ accountId: (data as ItemEventMessage).accountId, id: (data as ItemEventMessage).itemId }),
-          },
-          onError: (err, what) => rt.log.error({ err }, what),
-          table: "items.search_vectors",
-          sourceTable: "items.items",
-          bodyColumn: "content_markdown",
-        })
-      : undefined;
+    const semantic = await startSemanticIndex(rt, {
+      consumer: {
+        durable: embedConsumerName,
+        filter: itemEventsFilter,
+        documentOf: (data) => ({ accountId: (data as ItemEventMessage).accountId, id: (data as ItemEventMessage).itemId }),
+      },
+      table: "items.search_vectors",
+      sourceTable: "items.items",
+      bodyColumn: "content_markdown",
+    });
     const search = new SearchService(engine, docs, itemsRepo, items, new SemanticItemSearch(semantic?.search, itemsRepo, items));
     // Index upkeep is quick and idempotent (each event re-reads its item): retry while the database is away.
     const indexer = await rt.bus.consume(

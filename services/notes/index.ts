@@ -52,24 +52,16 @@ export const notesService: ServiceModule = {
     const context = new ContextService(notes, notesRepo, linksRepo, rt.bus, rt.log);
     const exporter = new ExportService(new ExportRepository(db), rt.blobs, rt.log, Math.max(rt.config.requestTimeoutMs, operations.exportNotes.timeoutMs));
     // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer, embedded on the worker pool.
-    const semantic = rt.config.semantic
-      ? await startSemanticIndex({
-          db,
-          kind: rt.database.kind,
-          workers: rt.workers,
-          embedTimeoutMs: rt.config.embedTimeoutMs,
-          bus: rt.bus,
-          consumer: {
-            durable: noteEmbedConsumerName,
-            filter: noteEventsFilter,
-            documentOf: (data) => ({ accountId: (data as NoteEventMessage).accountId, id: (data as NoteEventMessage).noteId }),
-          },
-          onError: (err, what) => rt.log.error({ err }, what),
-          table: "notes.search_vectors",
-          sourceTable: "notes.notes",
-          bodyColumn: "body",
-        })
-      : undefined;
+    const semantic = await startSemanticIndex(rt, {
+      consumer: {
+        durable: noteEmbedConsumerName,
+        filter: noteEventsFilter,
+        documentOf: (data) => ({ accountId: (data as NoteEventMessage).accountId, id: (data as NoteEventMessage).noteId }),
+      },
+      table: "notes.search_vectors",
+      sourceTable: "notes.notes",
+      bodyColumn: "body",
+    });
     const index = notesSearchIndex(db, semantic?.search);
     const domain = { notes, links, projects, context, exporter, brief: new BriefService(new BriefRepository(db), projects), search: index.search, crossSearch: new CrossSearch(index.search, projects, rt.bus) };
     const subs = serveOperations(rt.bus, "notes", notesEndpoints(domain), rt.log);
