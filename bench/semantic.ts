@@ -200,9 +200,8 @@ async function run(
   /** Waits for the consumer to embed the saved library; the throughput where it can be watched. */
   waitForVectors: (started: number) => Promise<{ chunks: number; seconds: number } | null>,
 ) {
-  const { url: base } = await start();
   const started = performance.now();
-  const loaded = await loadThroughApi(base, corpusPages(saves));
+  const loaded = await loadThroughApi((await start()).url, corpusPages(saves));
   console.log(`${name}: ${loaded.items.length} items saved in ${loaded.seconds.toFixed(1)} s; embedding...`);
   const embed = await waitForVectors(started);
   if (embed) console.log(`${name}: ${embed.chunks} chunks embedded in ${embed.seconds.toFixed(1)} s = ${(embed.chunks / embed.seconds).toFixed(1)} chunks/s`);
@@ -224,7 +223,8 @@ async function run(
         await database.close();
       }
     });
-    // The fallback loads its cache in the background: semantic answers 503 until then.
+    // A restarted topology listens elsewhere; the fallback loads its cache in the background (503 until then).
+    const base = (await start()).url;
     for (let t = 0; ; t++) {
       const res = await fetch(`${base}/api/items/search?q=car&mode=semantic&limit=1`, { headers: { authorization: `Bearer ${aliceKey}` } });
       if (res.ok) break;

@@ -62,6 +62,12 @@ export async function vectorBackend(db: Kysely<any>, kind: "postgres" | "pglite"
   return rows.rows.length > 0 ? "pgvector" : "usearch-exact";
 }
 
+/**
+ * Chunks per background embedding task. One task at a time per process (the gate) keeps the other workers free,
+ * and a small task (about half a second) bounds how long a query's embedding or a page's extraction waits behind it.
+ */
+export const backgroundBatch = 8;
+
 /** One embedding at a time per process: the pool also extracts pages, and a backlog of embeddings must not starve it. */
 class Gate {
   private tail: Promise<unknown> = Promise.resolve();
@@ -122,7 +128,10 @@ export class VectorIndexer {
         await this.store.remove(accountId, [s.id]);
         continue;
       }
-      const vectors = await embedGate.run(() => this.embedder.embed(chunks.map((c) => c.text)));
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < chunks.length; i += backgroundBatch) {
+        vectors.push(...(await embedGate.run(() => this.embedder.embed(chunks.slice(i, i + backgroundBatch).map((c) => c.text)))));
+      }
       await this.store.upsert({
         accountId,
         id: s.id,

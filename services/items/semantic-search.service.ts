@@ -36,6 +36,10 @@ export class SemanticItemSearch {
     const offset = q.offset ?? 0;
     // Both lists are read from their top to the page's end; one semantic document more says whether more follow.
     const window = offset + limit;
+    const filter = await this.items.filterOf(caller, { ...q, q: undefined });
+    // The lexical list runs while the query is embedded on the pool.
+    const lexicalWindow = mode === "hybrid" ? lexical({ ...q, mode: "lexical", include: undefined, limit: window, offset: 0 }) : undefined;
+    lexicalWindow?.catch(() => {}); // awaited below, or dropped when the query cannot be embedded
     let query: Float32Array;
     try {
       query = await this.semantic.embedQuery(q.q.trim());
@@ -44,11 +48,9 @@ export class SemanticItemSearch {
       if (mode === "hybrid") return undefined;
       throw err;
     }
-    const filter = await this.items.filterOf(caller, { ...q, q: undefined });
-    const restrict = this.repo.filteredIds(caller.accountId, filter);
     const [near, lex] = await Promise.all([
-      this.semantic.nearest(caller.accountId, query, Math.min(window + 1, maxSemanticDocs), restrict),
-      mode === "hybrid" ? lexical({ ...q, mode: "lexical", include: undefined, limit: window, offset: 0 }) : undefined,
+      this.semantic.nearest(caller.accountId, query, Math.min(window + 1, maxSemanticDocs), this.repo.filteredIds(caller.accountId, filter)),
+      lexicalWindow,
     ]);
     const lexFound = new Map((lex?.items ?? []).map((it) => [it.id, it.search]));
     const ranked = lex

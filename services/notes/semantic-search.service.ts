@@ -27,6 +27,10 @@ export class SemanticNoteSearch {
       if (mode === "semantic") throw new AppError("semantic_unavailable", "semantic search is off on this server (TROVE_SEMANTIC=off); use mode=lexical or hybrid");
       return undefined;
     }
+    const window = page.offset + page.limit;
+    // The lexical list runs while the query is embedded on the pool.
+    const lexicalWindow = mode === "hybrid" ? lexical({ limit: window, offset: 0 }) : undefined;
+    lexicalWindow?.catch(() => {}); // awaited below, or dropped when the query cannot be embedded
     let query: Float32Array;
     try {
       query = await this.semantic.embedQuery(q);
@@ -34,10 +38,9 @@ export class SemanticNoteSearch {
       if (mode === "hybrid") return undefined;
       throw err;
     }
-    const window = page.offset + page.limit;
     const [near, lex] = await Promise.all([
       this.semantic.nearest(caller.accountId, query, Math.min(window + 1, maxSemanticDocs), this.repo.filteredIds(caller.accountId, filters)),
-      mode === "hybrid" ? lexical({ limit: window, offset: 0 }) : undefined,
+      lexicalWindow,
     ]);
     const lexFound = new Map((lex?.found ?? []).map((f) => [f.source.id, f]));
     const ranked = lex
