@@ -33,7 +33,7 @@ export interface Config {
   extractTimeoutMs: number;
   /** Semantic and hybrid search (TROVE_SEMANTIC on|off): off, nothing is embedded and mode=semantic answers 503. */
   semantic: boolean;
-  /** How long one embedding task (a batch of up to 16 chunks, or a query) may run in its worker. */
+  /** How long one embedding task (a batch of chunks, or a query) may run in its worker. */
   embedTimeoutMs: number;
   /** Seconds before attempts 2..5 of a webhook delivery (fewer values: fewer attempts). */
   webhookRetryDelays: number[];
