@@ -1,5 +1,5 @@
-// The fallback's thread: every account's chunk vectors in memory, quantized to int8 (each vector scaled by its own
-// largest component, which cosine ignores), searched exactly by usearch. Off the event loop; the store
+// The fallback's thread: every account's chunk vectors in memory, quantized to int8, searched exactly by usearch
+// (inner product). Off the event loop; the store
 // (usearch-store.ts) feeds it from PostgreSQL and asks it with a deadline.
 import { exactSearch, MetricKind } from "usearch";
 
@@ -28,11 +28,16 @@ interface Flat {
 
 const accounts = new Map<string, Flat>();
 
+/**
+ * int8 with one scale for all: a unit vector of 512 floats has small components (measured on this model: at most
+ * 0.10 over 48 texts from one word to 150; beyond 0.15 is clamped), so v * 127 / 0.15 keeps their precision, and the
+ * integer inner product over `scale` squared is the cosine within 0.007 (same texts, every pair). Inner product,
+ * not usearch's int8 cosine: about half the scan time (70 vs 125 ms over 500k vectors, measured).
+ */
+export const scale = 127 / 0.15;
+
 function quantize(v: Float32Array, out: Int8Array, at: number) {
-  let max = 0;
-  for (const x of v) max = Math.max(max, Math.abs(x));
-  const scale = max > 0 ? 127 / max : 0;
-  for (let i = 0; i < v.length; i++) out[at + i] = Math.round(v[i]! * scale);
+  for (let i = 0; i < v.length; i++) out[at + i] = Math.max(-127, Math.min(127, Math.round(v[i]! * scale)));
 }
 
 function remove(flat: Flat, id: string) {
@@ -83,7 +88,7 @@ function search(m: Extract<WorkerIn, { op: "search" }>): WorkerOut {
   if (!flat || k === 0) return { req: m.req, ids: [], chunks: [], scores: [] };
   const query = new Int8Array(flat.dims);
   quantize(m.query, query, 0);
-  const found = exactSearch(flat.data.subarray(0, flat.size * flat.dims), query, flat.dims, k, MetricKind.Cos, 1) as {
+  const found = exactSearch(flat.data.subarray(0, flat.size * flat.dims), query, flat.dims, k, MetricKind.IP, 1) as {
     keys: BigUint64Array;
     distances: Float32Array;
   };
@@ -93,7 +98,8 @@ function search(m: Extract<WorkerIn, { op: "search" }>): WorkerOut {
     if (slot >= flat.size) continue;
     out.ids.push(flat.ids[slot]!);
     out.chunks.push(flat.chunks[slot]!);
-    out.scores.push(1 - found.distances[i]!);
+    // usearch's inner-product distance is 1 - the integer dot product.
+    out.scores.push((1 - found.distances[i]!) / (scale * scale));
   }
   return out;
 }
