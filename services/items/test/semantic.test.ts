@@ -108,6 +108,21 @@ describe("semantic search", () => {
     expect(hit.search.snippet).toContain("Quokka");
   });
 
+  test("an edit is embedded again and a deleted item is no longer found by meaning", async () => {
+    const res = await trove.api("/api/ingest", { method: "POST", json: { url: "https://semantic.example.test/violin", html: page("Tuning a violin before a concert", "Turn the pegs gently and check each string against the A.") } });
+    const id = (await res.json()).id as string;
+    const results = async (q: string) => (await items(q, "&mode=semantic")).items.map((i: { id: string }) => i.id) as string[];
+    const has = async (q: string) => (await results(q)).includes(id);
+    // Its own title is its nearest text: first once embedded.
+    await eventually(async () => (await results("Tuning a violin before a concert"))[0] === id, 60_000);
+    await trove.api(`/api/items/${id}`, { method: "POST", json: { title: "Repairing a bicycle puncture" } });
+    await eventually(async () => (await results("Repairing a bicycle puncture"))[0] === id, 60_000);
+    await trove.api("/api/items/delete", { method: "POST", json: { ids: [id] } });
+    await eventually(async () => !(await has("Repairing a bicycle puncture")), 60_000);
+    // The others are still there (the fallback's packed cache moved a slot into the hole).
+    expect((await items("car", "&mode=semantic")).names[0]).toBe("auto");
+  });
+
   test("filters, a scoped key and another account hold", async () => {
     // Only the bread item is tagged baking: car finds nothing there by meaning.
     expect((await items("car", "&mode=semantic&tags=baking")).names).not.toContain("auto");
