@@ -34,7 +34,8 @@ export function loopbackResolver(asked: string[] = []): Resolver {
 }
 
 /**
- * Settings every test Trove starts with unless the test says otherwise: semantic search off, so that only the
- * semantic tests (which pass `TROVE_SEMANTIC: "on"`) load the embedding model and embed what they save.
+ * Settings every test Trove (in-process, and the processes of the end-to-end topologies and benches) starts with
+ * unless the caller says otherwise: semantic search off, so that only the semantic tests and bench (which pass
+ * `TROVE_SEMANTIC: "on"`) load the embedding model and embed what they save.
  */
 export const testStackDefaults: Record<string, string> = { TROVE_SEMANTIC: "off" };
