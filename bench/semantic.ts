@@ -92,6 +92,13 @@ async function copyDocs(db: Db): Promise<number> {
   return rows[0]!.n;
 }
 
+/** copyToSize numbers copies from 1 each time: earlier copies take a `gen` mark so a second growth cannot collide. */
+async function markCopies(db: Db, generation: number): Promise<void> {
+  const url = `url || '&gen=${generation}'`;
+  await query(db, `update items.items set url = ${url}, url_hash = left(encode(sha256(convert_to(${url}, 'UTF8')), 'hex'), 32)
+    where url ~ '[?&]copy=' and url !~ '[?&]gen='`);
+}
+
 /** Gaussian noise (Box-Muller), sigma per component. */
 const gauss = (sigma: number) => sigma * Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
 
@@ -212,6 +219,7 @@ async function run(
     await around(async () => {
       const database = await openDb();
       try {
+        await markCopies(database.db, size);
         const grown = await copyToSize(database.db, size);
         const docs = await copyDocs(database.db);
         at.copied = await copyVectors(database.db);
