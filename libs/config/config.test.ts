@@ -24,6 +24,8 @@ describe("parseConfig", () => {
       seedAccounts: [],
       extractWorkers: availableParallelism(),
       extractTimeoutMs: 15_000,
+      semantic: true,
+      embedTimeoutMs: 30_000,
     });
   });
 
@@ -33,6 +35,8 @@ describe("parseConfig", () => {
     ["TROVE_RATE_LIMIT", "0", /TROVE_RATE_LIMIT/],
     ["TROVE_EXTRACT_WORKERS", "0", /TROVE_EXTRACT_WORKERS/],
     ["TROVE_EXTRACT_TIMEOUT_MS", "soon", /TROVE_EXTRACT_TIMEOUT_MS/],
+    ["TROVE_SEMANTIC", "maybe", /TROVE_SEMANTIC/],
+    ["TROVE_EMBED_TIMEOUT_MS", "0", /TROVE_EMBED_TIMEOUT_MS/],
     ["DATABASE_URL", "mysql://x", /DATABASE_URL/],
     ["NATS_URL", "not a url", /NATS_URL/],
     ["TROVE_ALLOW_PRIVATE_NETWORK", "maybe", /TROVE_ALLOW_PRIVATE_NETWORK/],
@@ -68,6 +72,11 @@ describe("parseConfig", () => {
     const c = parseConfig({ TROVE_X_RSS_URL_TEMPLATE: "https://bridge.example.test/x/{username}.rss", TROVE_X_BEARER_TOKEN: "t0k" });
     expect(c.xRssUrlTemplate).toBe("https://bridge.example.test/x/{username}.rss");
     expect(c.xBearerToken).toBe("t0k");
+  });
+
+  test("TROVE_SEMANTIC switches semantic search on (default) or off", () => {
+    expect(parseConfig({ TROVE_SEMANTIC: "off" }).semantic).toBe(false);
+    expect(parseConfig({ TROVE_SEMANTIC: " ON " }).semantic).toBe(true);
   });
 
   test("seed accounts get the documented plan defaults", () => {

@@ -31,6 +31,10 @@ export interface Config {
   extractWorkers: number;
   /** How long one page's extraction may run in its worker before it is stopped (`extract_timeout`). */
   extractTimeoutMs: number;
+  /** Semantic and hybrid search (TROVE_SEMANTIC on|off): off, nothing is embedded and mode=semantic answers 503. */
+  semantic: boolean;
+  /** How long one embedding task (a batch of chunks, or a query) may run in its worker. */
+  embedTimeoutMs: number;
   /** Seconds before attempts 2..5 of a webhook delivery (fewer values: fewer attempts). */
   webhookRetryDelays: number[];
   webhookDisableAfter: number;
@@ -81,6 +85,14 @@ function flag(env: Env, name: string): boolean {
   if (["1", "true", "yes"].includes(raw)) return true;
   if (["", "0", "false", "no"].includes(raw)) return false;
   throw new ConfigError(name, `must be 0 or 1, got "${env[name]}"`);
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? "").trim().toLowerCase();
+  if (raw === "") return fallback;
+  if (raw === "on") return true;
+  if (raw === "off") return false;
+  throw new ConfigError(name, `must be on or off, got "${env[name]}"`);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -177,6 +189,8 @@ export function parseConfig(env: Env): Config {
     ingestWaitMs: int(env, "TROVE_INGEST_WAIT_MS", 8_000, 0, 60_000),
     extractWorkers: int(env, "TROVE_EXTRACT_WORKERS", availableParallelism(), 1, 256),
     extractTimeoutMs: int(env, "TROVE_EXTRACT_TIMEOUT_MS", 15_000, 1, 600_000),
+    semantic: onOff(env, "TROVE_SEMANTIC", true),
+    embedTimeoutMs: int(env, "TROVE_EMBED_TIMEOUT_MS", 30_000, 1, 600_000),
     validateResponses: flag(env, "TROVE_VALIDATE_RESPONSES"),
     webhookRetryDelays: seconds(env, "TROVE_WEBHOOK_RETRY_DELAYS", [60, 300, 900, 3600], 4),
     webhookDisableAfter: int(env, "TROVE_WEBHOOK_DISABLE_AFTER", 20, 1),

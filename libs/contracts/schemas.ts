@@ -166,6 +166,10 @@ export const HealthReport = t.Object({
   deployment: t.Union([t.Literal("embedded"), t.Literal("distributed")]),
   database: t.Object({ ok: t.Boolean(), kind: t.String() }),
   bus: t.Object({ ok: t.Boolean(), kind: t.String() }),
+  vectors: t.Object(
+    { backend: t.Union([t.Literal("pgvector"), t.Literal("usearch-exact"), t.Literal("off")]) },
+    { description: "semantic search's vector backend: pgvector, the in-memory fallback (usearch-exact) where the database has no pgvector, or off (TROVE_SEMANTIC=off)" },
+  ),
   services: t.Record(t.String(), t.Object({ ok: t.Boolean(), database: t.Optional(t.Boolean()) })),
 });
 

@@ -11,7 +11,8 @@ export const searchModes = ["lexical", "semantic", "hybrid"] as const;
 /** The `mode` query parameter of every search route. */
 export const SearchMode = t.Optional(
   t.Union(searchModes.map((m) => t.Literal(m)), {
-    description: "default hybrid; semantic answers 503 semantic_unavailable while no embedder runs, and hybrid then serves lexical (the response's mode says which)",
+    description:
+      "default hybrid: lexical and semantic ranks fused (reciprocal rank, k 60, equal weights); semantic: nearest by meaning (cosine >= 0.25, at most 1,000 results). When semantic search cannot be served (TROVE_SEMANTIC=off, the model or the vector index unavailable) semantic answers 503 semantic_unavailable and hybrid serves lexical (the response's mode says which)",
   }),
 );
 /** The mode a search response says it served. */
@@ -47,7 +48,7 @@ export const searchOperations = {
       items: t.Array(SearchedItem),
       limit: Int4(),
       offset: Int4(),
-      count: Count({ description: "items matching, on every page" }),
+      count: Count({ description: "items matching, on every page (lexical); semantic: the items found by meaning up to this page and one more; hybrid: lexical matches plus the items found only by meaning" }),
       nextOffset: t.Nullable(Int4({ description: "the offset of the next page, null on the last one" })),
       mode: ServedMode,
     }),

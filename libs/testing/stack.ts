@@ -46,3 +46,11 @@ export const loopbackOrigins = [
   "http://0.0.0.0",
   "https://169.254.169.254",
 ];
+
+/**
+ * Settings every test Trove (in-process, and the processes of the end-to-end topologies and benches) starts with
+ * unless the caller says otherwise: semantic search off, so that only the semantic tests and bench (which pass
+ * `TROVE_SEMANTIC: "on"`) load the embedding model and embed what they save; no mail listener unless a test asks
+ * for one with a free port (test files run side by side).
+ */
+export const testStackDefaults: Record<string, string> = { TROVE_SEMANTIC: "off", TROVE_SMTP_PORT: "0" };

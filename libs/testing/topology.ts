@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { dropNatsNamespace } from "@trove/bus";
 import { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
+import { testStackDefaults } from "./stack.ts";
 import { seedAccounts } from "./trove.ts";
 
 export const repoRoot = join(import.meta.dir, "..", "..");
@@ -76,8 +77,7 @@ export function processEnv(backing: Backing, port: number, extra: Record<string,
     TROVE_ALLOW_PRIVATE_NETWORK: "1",
     LOG_LEVEL: "warn",
     TROVE_VALIDATE_RESPONSES: "1",
-    // No mail listener unless a test asks for one (with a free port): test files run side by side.
-    TROVE_SMTP_PORT: "0",
+    ...testStackDefaults,
     ...extra,
   };
 }

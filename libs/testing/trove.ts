@@ -15,7 +15,7 @@ import { createLogger } from "@trove/log";
 import { allServices } from "../../services.ts";
 import { freshPglite } from "./pglite.ts";
 import { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
-import { loopbackResolver, testStack, type TestStack } from "./stack.ts";
+import { loopbackResolver, testStack, testStackDefaults, type TestStack } from "./stack.ts";
 
 export const aliceKey = "test-key-alice-0123456789";
 export const bobKey = "test-key-bob-0123456789ab";
@@ -72,8 +72,7 @@ export async function startTrove(env: Record<string, string> = {}, opts: StartTr
     TROVE_ALLOW_PRIVATE_NETWORK: "1",
     // Every test checks every reply against the contract's schemas.
     TROVE_VALIDATE_RESPONSES: "1",
-    // No mail listener unless a test asks for one (with a free port): test files run side by side.
-    TROVE_SMTP_PORT: "0",
+    ...testStackDefaults,
     ...distributed,
     ...env,
   });

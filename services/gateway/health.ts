@@ -2,13 +2,15 @@
 import type { Bus } from "@trove/bus";
 import { type HealthReportDto, type ServiceName, apiVersion, documentVersion } from "@trove/contracts";
 import type { Database } from "@trove/db";
+import { vectorBackend } from "@trove/search";
 
 const domainServices: ServiceName[] = ["items", "notes", "sources", "delivery", "exports"];
 
-export async function checkHealth(bus: Bus, database: Database, deployment: "embedded" | "distributed"): Promise<HealthReportDto> {
-  const [dbOk, busOk, answers] = await Promise.all([
+export async function checkHealth(bus: Bus, database: Database, deployment: "embedded" | "distributed", semantic: boolean): Promise<HealthReportDto> {
+  const [dbOk, busOk, vectors, answers] = await Promise.all([
     database.healthy(),
     bus.healthy(),
+    vectorBackend(database.db, database.kind, semantic).catch(() => "off" as const),
     Promise.all(
       domainServices.map((s) =>
         bus.request(`${s}.health`, {}, { timeoutMs: 2_000 }).then(
@@ -27,6 +29,7 @@ export async function checkHealth(bus: Bus, database: Database, deployment: "emb
     deployment,
     database: { ok: dbOk, kind: database.kind },
     bus: { ok: busOk, kind: bus.kind },
+    vectors: { backend: vectors },
     services,
   };
 }

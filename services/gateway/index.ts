@@ -31,7 +31,7 @@ export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Prom
     log: rt.log,
     blobs: rt.blobs,
     local: {
-      health: () => checkHealth(rt.bus, rt.database, rt.deployment),
+      health: () => checkHealth(rt.bus, rt.database, rt.deployment, rt.config.semantic),
       createClient: ({ body }, ctx) => clients.create(ctx.caller!, body, ctx.requestId),
       listClients: (_, ctx) => clients.list(ctx.caller!),
       revokeClient: ({ body }, ctx) => clients.revoke(ctx.caller!, body.id),

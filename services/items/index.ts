@@ -4,7 +4,7 @@ import type { Kysely } from "kysely";
 import { itemEventsFilter, itemRefsSubject, type ItemEventMessage } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { poolExtractor } from "@trove/extract";
-import { PostgresSearchEngine } from "@trove/search";
+import { PostgresSearchEngine, startSemanticIndex } from "@trove/search";
 import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { CollectionsRepository } from "./collections.repository.ts";
 import { CollectionsService } from "./collections.service.ts";
@@ -24,6 +24,7 @@ import { RefsService } from "./refs.service.ts";
 import { EventRelay } from "./relay.ts";
 import { SearchDocsRepository } from "./search-docs.repository.ts";
 import { SearchIndexer, SearchService } from "./search.service.ts";
+import { SemanticItemSearch } from "./semantic-search.service.ts";
 import { TagDeletionsRepository } from "./tag-deletions.repository.ts";
 import { TagDeletionPublisher } from "./tag-deletions.ts";
 import { TagsRepository } from "./tags.repository.ts";
@@ -32,6 +33,9 @@ import { UsageService } from "./usage.service.ts";
 
 /** The durable consumer that keeps the search index in step with item events. */
 export const searchConsumerName = "search-items";
+
+/** The durable consumer that keeps the items' vectors in step with item events (semantic search on). */
+export const embedConsumerName = "embed-items";
 
 /** The items' search engine and index upkeep on a database (also what `bun run search:reindex` runs). */
 export function itemsSearchIndex(db: Kysely<any>) {
@@ -71,7 +75,18 @@ export const itemsService: ServiceModule = {
     );
     const changes = new ChangesService(itemsRepo, eventLog, relay, tags, collections);
     const { engine, docs, indexer: searchIndex } = itemsSearchIndex(db);
-    const search = new SearchService(engine, docs, itemsRepo, items);
+    // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer, embedded on the worker pool.
+    const semantic = await startSemanticIndex(rt, {
+      consumer: {
+        durable: embedConsumerName,
+        filter: itemEventsFilter,
+        documentOf: (data) => ({ accountId: (data as ItemEventMessage).accountId, id: (data as ItemEventMessage).itemId }),
+      },
+      table: "items.search_vectors",
+      sourceTable: "items.items",
+      bodyColumn: "content_markdown",
+    });
+    const search = new SearchService(engine, docs, itemsRepo, items, new SemanticItemSearch(semantic?.search, itemsRepo, items));
     // Index upkeep is quick and idempotent (each event re-reads its item): retry while the database is away.
     const indexer = await rt.bus.consume(
       { durable: searchConsumerName, filter: itemEventsFilter, ackWaitMs: 30_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000] },
@@ -98,6 +113,7 @@ export const itemsService: ServiceModule = {
         await tagDeletions.stop();
         await indexer.stop();
         await backfill;
+        await semantic?.stop();
       },
     };
   },

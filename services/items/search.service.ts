@@ -7,6 +7,7 @@ import { matchedField, prepareQuery, snippet, type SearchDoc, type SearchEngine,
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
 import { toItem, type ItemsService, type ListQuery } from "./items.service.ts";
 import type { SearchDocsRepository, SearchSource } from "./search-docs.repository.ts";
+import type { SemanticItemSearch } from "./semantic-search.service.ts";
 
 /** Markdown indexed per item: the first 256 KB (a long book is found by its opening, its title and tags). */
 export const indexedContentBytes = 256 * 1024;
@@ -72,9 +73,15 @@ export class SearchService {
     private readonly docs: SearchDocsRepository,
     private readonly repo: ItemsRepository,
     private readonly items: ItemsService,
+    private readonly byMeaning?: SemanticItemSearch,
   ) {}
 
+  /** `semantic` and `hybrid` go by meaning when vectors are there (semantic-search.service.ts); else lexical. */
   async search(caller: Caller, q: SearchQuery) {
+    return (await this.byMeaning?.search(caller, q, (lq) => this.lexical(caller, lq))) ?? this.lexical(caller, q);
+  }
+
+  async lexical(caller: Caller, q: SearchQuery) {
     const text = q.q.trim();
     if (text === "") throw new AppError("validation_failed", "q is required", { fields: { q: "must not be blank" } });
     if (q.mode === "semantic") throw new AppError("semantic_unavailable", "semantic search is not available yet; use mode=lexical or hybrid");

@@ -6,15 +6,14 @@ import { crossSearchContentBytes, holds, subjectOf, type Caller } from "@trove/c
 import { AppError } from "@trove/errors";
 import { callerHeaders } from "@trove/host";
 import { cutBytes } from "@trove/reader";
-import { snippet } from "@trove/search";
+import { rrfK, snippet } from "@trove/search";
 import type { NoteFilters } from "./notes.repository.ts";
 import type { ProjectsService } from "./projects.service.ts";
 import { repositoryKey } from "./repository-address.ts";
 import { indexedBodyChars, searchText, type NoteFound, type NoteSearch } from "./search.service.ts";
 import { pathAffinity } from "./path-affinity.ts";
+import type { SearchModeName } from "./semantic-search.service.ts";
 
-/** Reciprocal rank fusion's constant: rank r scores 1 / (k + r). The usual 60 keeps one list's top from drowning the other's. */
-const rrfK = 60;
 /** How much a note of the hinted project, and a note about the hinted path (by its affinity 0-1), is lifted. */
 const projectBoost = 0.5;
 const pathBoost = 0.5;
@@ -71,7 +70,7 @@ export class CrossSearch {
   ) {}
 
   async search(caller: Caller, q: CrossSearchQuery, requestId?: string) {
-    const text = searchText(q.q, q.mode);
+    const text = searchText(q.q);
     const limit = q.limit ?? 20;
     const types = new Set((q.types ?? "item,note").split(","));
     const withContent = q.include === "content";
@@ -84,10 +83,10 @@ export class CrossSearch {
     const wantNotes = types.has("note") && holds(caller, "notes.read", "GET");
 
     const [items, notes] = await Promise.all([
-      wantItems ? this.items(caller, text, limit, withContent, requestId) : { items: [] as SearchedItem[], count: 0 },
+      wantItems ? this.items(caller, text, q.mode, limit, withContent, requestId) : { items: [] as SearchedItem[], count: 0, mode: undefined },
       wantNotes
-        ? this.notes.find(caller, text, this.noteFilters(q, project, path), { limit, offset: 0 })
-        : { found: [] as NoteFound[], count: 0 },
+        ? this.notes.findIn(caller, text, q.mode, this.noteFilters(q, project, path), { limit, offset: 0 })
+        : { found: [] as NoteFound[], count: 0, mode: undefined },
     ]);
 
     const results: Result[] = [
@@ -122,7 +121,10 @@ export class CrossSearch {
       .slice(0, limit);
 
     const truncated = withContent ? shareContent(results, crossSearchContentBytes) : false;
-    return { results: results.map(({ body: _, ...r }) => r), count: items.count + notes.count, mode: "lexical" as const, truncated };
+    // The mode served is the one both lists were served in; either served lexically (semantic off) makes it lexical.
+    const modes = [items.mode, notes.mode].filter((m): m is SearchModeName => m !== undefined);
+    const mode = modes.length > 0 && modes.every((m) => m === modes[0]) ? modes[0]! : "lexical";
+    return { results: results.map(({ body: _, ...r }) => r), count: items.count + notes.count, mode, truncated };
   }
 
   /**
@@ -148,17 +150,18 @@ export class CrossSearch {
   }
 
   /** The items service's own search, as the caller (its key scope applies there). */
-  private async items(caller: Caller, q: string, limit: number, withContent: boolean, requestId?: string) {
+  private async items(caller: Caller, q: string, mode: SearchModeName | undefined, limit: number, withContent: boolean, requestId?: string) {
     const reply = (await this.bus.request(
       subjectOf("searchItems"),
-      { params: {}, query: { q, mode: "lexical", limit, ...(withContent ? { include: "content" } : {}) }, body: undefined },
+      { params: {}, query: { q, ...(mode ? { mode } : {}), limit, ...(withContent ? { include: "content" } : {}) }, body: undefined },
       { timeoutMs: itemsTimeoutMs, headers: callerHeaders(caller, requestId) },
-    )) as { items: SearchedItem[]; count: number };
+    )) as { items: SearchedItem[]; count: number; mode: SearchModeName };
     return reply;
   }
 }
 
 function noteSnippet(n: NoteFound): string {
+  if (n.chunkText !== undefined) return cutBytes(n.chunkText, snippetBytes).text;
   const s = n.source;
   const first = n.lines.ranges[0];
   if (n.matchedField === "body" && first) {

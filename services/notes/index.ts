@@ -2,7 +2,7 @@
 // the context brief.
 import { join } from "node:path";
 import { itemNotesSubject, noteEventSubject, noteEventsFilter, operations, type ItemNotesRequest, type NoteEventMessage } from "@trove/contracts";
-import { PostgresSearchEngine } from "@trove/search";
+import { PostgresSearchEngine, startSemanticIndex, type SemanticSearch } from "@trove/search";
 import type { Kysely } from "kysely";
 import { OutboxPublisher, readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { AppError } from "@trove/errors";
@@ -22,16 +22,20 @@ import { NotesService } from "./notes.service.ts";
 import { ProjectsRepository } from "./projects.repository.ts";
 import { ProjectsService } from "./projects.service.ts";
 import { NoteSearch, NoteSearchIndexer } from "./search.service.ts";
+import { SemanticNoteSearch } from "./semantic-search.service.ts";
 import { TagRemoval, tagConsumerFilter, tagConsumerName } from "./tag-removal.ts";
 
 /** The durable consumer that keeps the notes' search index in step with note events. */
 export const noteSearchConsumerName = "search-notes";
 
+/** The durable consumer that keeps the notes' vectors in step with note events (semantic search on). */
+export const noteEmbedConsumerName = "embed-notes";
+
 /** The notes' search engine and index upkeep on a database (also what `bun run search:reindex` runs). */
-export function notesSearchIndex(db: Kysely<any>) {
+export function notesSearchIndex(db: Kysely<any>, semantic?: SemanticSearch) {
   const engine = new PostgresSearchEngine(db, { table: "notes.search_docs", fuzzyColumns: { title: "title_fold" } });
   const repo = new NotesRepository(db);
-  return { engine, indexer: new NoteSearchIndexer(engine, repo), search: new NoteSearch(engine, repo) };
+  return { engine, indexer: new NoteSearchIndexer(engine, repo), search: new NoteSearch(engine, repo, new SemanticNoteSearch(semantic, repo)) };
 }
 
 export const notesService: ServiceModule = {
@@ -47,7 +51,18 @@ export const notesService: ServiceModule = {
     const notes = new NotesService(notesRepo, projects, links);
     const context = new ContextService(notes, notesRepo, linksRepo, rt.bus, rt.log);
     const exporter = new ExportService(new ExportRepository(db), rt.blobs, rt.log, Math.max(rt.config.requestTimeoutMs, operations.exportNotes.timeoutMs));
-    const index = notesSearchIndex(db);
+    // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer, embedded on the worker pool.
+    const semantic = await startSemanticIndex(rt, {
+      consumer: {
+        durable: noteEmbedConsumerName,
+        filter: noteEventsFilter,
+        documentOf: (data) => ({ accountId: (data as NoteEventMessage).accountId, id: (data as NoteEventMessage).noteId }),
+      },
+      table: "notes.search_vectors",
+      sourceTable: "notes.notes",
+      bodyColumn: "body",
+    });
+    const index = notesSearchIndex(db, semantic?.search);
     const domain = { notes, links, projects, context, exporter, brief: new BriefService(new BriefRepository(db), projects), search: index.search, crossSearch: new CrossSearch(index.search, projects, rt.bus) };
     const subs = serveOperations(rt.bus, "notes", notesEndpoints(domain), rt.log);
     // For GET /api/items/:id: which notes link an item.
@@ -80,6 +95,7 @@ export const notesService: ServiceModule = {
         await tagConsumer.stop();
         await searchConsumer.stop();
         await backfill;
+        await semantic?.stop();
         // Last: what the last writes committed still goes out.
         await noteEvents.stop();
       },

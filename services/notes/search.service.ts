@@ -5,6 +5,7 @@ import { AppError } from "@trove/errors";
 import { indexText, prepareQuery, type SearchDoc, type SearchEngine, type SearchHit } from "@trove/search";
 import type { NoteFilters, NotesRepository, SearchSource } from "./notes.repository.ts";
 import { filtersOf, type ListQuery } from "./notes.service.ts";
+import type { SearchModeName, SemanticNoteSearch } from "./semantic-search.service.ts";
 
 /** Body indexed per note: the first 256K characters (as for item content; a longer log is found by its start,
  * title, tags and paths). Line coordinates are looked for in the same part. */
@@ -57,13 +58,24 @@ export interface NoteFound {
   matchedField: NoteMatchedField;
   lines: { ranges: { startLine: number; endLine: number }[]; count: number };
   terms: string[];
+  /** A hit by meaning only: its best chunk's text (the snippet). */
+  chunkText?: string;
 }
 
 export class NoteSearch {
   constructor(
     private readonly engine: SearchEngine,
     private readonly repo: NotesRepository,
+    private readonly byMeaning?: SemanticNoteSearch,
   ) {}
+
+  /** `find` in the asked mode: `semantic` and `hybrid` by meaning when vectors are there (semantic-search.service.ts). */
+  async findIn(caller: Caller, q: string, mode: SearchModeName | undefined, filters: NoteFilters, page: { limit: number; offset: number }) {
+    const byMeaning = await this.byMeaning?.find(caller, q, mode ?? "hybrid", filters, page, (p) => this.find(caller, q, filters, p));
+    if (byMeaning) return byMeaning;
+    if (mode === "semantic") throw new AppError("semantic_unavailable", "semantic search is not available on this server; use mode=lexical or hybrid");
+    return { ...(await this.find(caller, q, filters, page)), mode: "lexical" as const };
+  }
 
   /** The notes matching `q` under the filters, best first, a page of them. */
   async find(caller: Caller, q: string, filters: NoteFilters, page: { limit: number; offset: number }): Promise<{ found: NoteFound[]; count: number }> {
@@ -84,10 +96,10 @@ export class NoteSearch {
   }
 
   async search(caller: Caller, q: { q: string; mode?: "lexical" | "semantic" | "hybrid"; limit?: number; offset?: number } & ListQuery) {
-    const text = searchText(q.q, q.mode);
+    const text = searchText(q.q);
     const limit = q.limit ?? 20;
     const offset = q.offset ?? 0;
-    const { found, count } = await this.find(caller, text, filtersOf(q), { limit, offset });
+    const { found, count, mode } = await this.findIn(caller, text, q.mode, filtersOf(q), { limit, offset });
     const results = found.map((f) => ({
       id: f.source.id,
       title: f.source.title,
@@ -97,15 +109,14 @@ export class NoteSearch {
       lineRanges: f.lines.ranges,
       matchCount: f.lines.count,
     }));
-    return { results, count, limit, offset, mode: "lexical" as const };
+    return { results, count, limit, offset, mode };
   }
 }
 
-/** The query text of a search request: 400 when blank, 503 for semantic search (not served yet). */
-export function searchText(q: string, mode?: string): string {
+/** The query text of a search request: 400 when blank (whether semantic search is served is findIn's call). */
+export function searchText(q: string): string {
   const text = q.trim();
   if (text === "") throw new AppError("validation_failed", "q is required", { fields: { q: "must not be blank" } });
-  if (mode === "semantic") throw new AppError("semantic_unavailable", "semantic search is not available yet; use mode=lexical or hybrid");
   return text;
 }
 
