@@ -12,6 +12,7 @@
 // Sizes: embedded BENCH_EMBEDDED_ITEMS (10,000); distributed BENCH_ITEMS (10,000 then 100,000).
 // Writes the `## Search` section of docs/benchmarks.md. Needs PostgreSQL, NATS and the shared corpus.
 import { join } from "node:path";
+import { dropNatsNamespace } from "@trove/bus";
 import { openDatabase } from "@trove/db";
 import { itemsSearchIndex } from "@trove/items";
 import { prepareQuery } from "../libs/search/index.ts";
@@ -30,6 +31,8 @@ const distributedSizes = (process.env.BENCH_ITEMS ?? "10000,100000").split(",").
 const reindexMax = Number(process.env.BENCH_REINDEX_MAX ?? 10_000);
 const samples = Number(process.env.BENCH_SAMPLES ?? 100);
 const only = process.env.BENCH_ONLY; // "embedded" | "distributed"
+/** BENCH_KEEP=<name>: the distributed run's database is kept under this name (for EXPLAIN ANALYZE afterwards). */
+const keepAs = process.env.BENCH_KEEP;
 const machine = await machineLine();
 
 const backing = await backingServices();
@@ -72,6 +75,18 @@ async function latencies(base: string, path: string, n = samples, budgetMs = Num
   return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), count: Number(count), n: times.length };
 }
 
+/** Renames the scratch database (scratch ones are dropped after an hour by other runs); the bus namespace goes. */
+async function keepDatabase(backing: Backing, name: string): Promise<void> {
+  for (const prefix of [backing.prefix, `${backing.prefix}s`]) await dropNatsNamespace(backing.natsUrl, prefix);
+  const admin = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, poolSize: 1 });
+  try {
+    await query(admin.db, `alter database "${new URL(backing.databaseUrl).pathname.slice(1)}" rename to "${name.replace(/\W/g, "")}"`);
+  } finally {
+    await admin.close();
+  }
+  console.log(`database kept as ${name}`);
+}
+
 // ---- the library ----------------------------------------------------------------------------------------------
 
 /** copyToSize numbers copies from 1 each time; earlier copies take a `gen` mark so a second growth cannot collide. */
@@ -107,9 +122,11 @@ async function copyDocs(db: Db): Promise<number> {
        select i.id, i.account_id, i.notes, substring(i.title from ' #([0-9]+)$') as num,
               regexp_replace(i.url, '[?&]copy=.*$', '') as src_url
        from items.items i where not exists (select 1 from items.search_docs d where d.id = i.id))
-     , ins as (insert into items.search_docs (id, account_id, doc, title_fold, url_fold, updated_at)
+     , ins as (insert into items.search_docs (id, account_id, doc, head, title_fold, url_fold, updated_at)
        select c.id, c.account_id,
          d.doc || setweight(to_tsvector('simple', coalesce(c.num, '')), 'A')
+               || setweight(to_tsvector('simple', c.notes) || to_tsvector('english', c.notes), 'B'),
+         d.head || setweight(to_tsvector('simple', coalesce(c.num, '')), 'A')
                || setweight(to_tsvector('simple', c.notes) || to_tsvector('english', c.notes), 'B'),
          d.title_fold || ' #' || coalesce(c.num, ''), d.url_fold || ' copy', d.updated_at
        from copies c join items.items s on s.url = c.src_url and s.account_id = c.account_id
@@ -318,8 +335,11 @@ try {
     }
   }
 } finally {
-  await b.stop();
-  await dropScratchDatabase(b.databaseUrl).catch(() => {});
+  if (keepAs) await keepDatabase(b, keepAs);
+  else {
+    await b.stop();
+    await dropScratchDatabase(b.databaseUrl).catch(() => {});
+  }
 }
 
 // ---- report ---------------------------------------------------------------------------------------------------

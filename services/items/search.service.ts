@@ -84,7 +84,7 @@ export class SearchService {
     const { hits, count } = await this.engine.query({
       accountId: caller.accountId,
       q: text,
-      restrict: this.repo.filteredIds(caller.accountId, filter),
+      ...this.repo.searchFilter(caller.accountId, filter),
       limit,
       offset,
     });
