@@ -89,12 +89,7 @@ export class PostgresSearchEngine implements SearchEngine {
    * Ranking reads the small inline `head` vector only.
    */
   async query(query: SearchQuery): Promise<SearchResult> {
-    return this.db.transaction().execute(async (trx) => {
-      await sql`set local enable_seqscan = off`.execute(trx);
-      // Planning with sequential scans off inflates costs past the JIT threshold; compiling would cost more than the query.
-      await sql`set local jit = off`.execute(trx);
-      return this.ranked(trx, query);
-    });
+    return withIndexPlans(this.db, (trx) => this.ranked(trx, query));
   }
 
   private async ranked(db: Kysely<any>, query: SearchQuery): Promise<SearchResult> {
@@ -157,6 +152,22 @@ export class PostgresSearchEngine implements SearchEngine {
     });
     return { hits, count };
   }
+}
+
+/**
+ * Runs fn in a transaction whose statements take indexes over sequential scans: a search index's `@@` is answered
+ * by its GIN index alone, where a sequential scan would detoast every document (the planner does not count that
+ * cost, and expects a common word to match a third of the rows). For the engine's statements and for a list
+ * narrowed by `q` (documentsMatching).
+ */
+export async function withIndexPlans<T>(db: Kysely<any>, fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+  const run = async (trx: Kysely<any>) => {
+    // `set local` both in one round trip. Costs with sequential scans off pass the JIT threshold; compiling
+    // would take longer than the query.
+    await sql`select set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)`.execute(trx);
+    return fn(trx);
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
 /** Ids of the account's documents in `table` matching `q` (full text, no ranking): a subquery for a list's `q`. */

@@ -3,7 +3,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { KeyScope } from "@trove/contracts";
 import { compileOnce } from "@trove/db";
-import { documentsMatching } from "@trove/search";
+import { documentsMatching, withIndexPlans } from "@trove/search";
 
 export interface ItemRow {
   id: string;
@@ -316,6 +316,8 @@ export class ItemsRepository {
    * and content is read only for the rows that fit (at least one), so a page never holds more than the budget.
    */
   async list(accountId: string, f: ItemFilter, page: Page, contentBudget: number | null): Promise<{ rows: ItemRow[]; total: number }> {
+    // Narrowed by the search index: its GIN index must answer, not a scan of every document.
+    if (f.q && !this.tx) return withIndexPlans(this.root, (trx) => new ItemsRepository(trx, this.eventsCommitted, { wroteEvents: false }).list(accountId, f, page, contentBudget));
     const q = this.filtered(accountId, f);
     const [listed, count] = await Promise.all([
       q.select([...metaColumns, tagList, collectionList]).orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).offset(page.offset).execute(),
