@@ -15,7 +15,6 @@ import { join } from "node:path";
 import { dropNatsNamespace } from "@trove/bus";
 import { openDatabase } from "@trove/db";
 import { itemsSearchIndex } from "@trove/items";
-import { prepareQuery } from "../libs/search/index.ts";
 import { aliceKey, type Backing, backingServices, dropScratchDatabase } from "@trove/testing";
 import { copyToSize, corpusPages, loadThroughApi, passages, tagsFor } from "./library.ts";
 import { machineLine, quantile, today, writeSection } from "./report.ts";
@@ -228,24 +227,6 @@ async function measure(base: string, qs: Queries): Promise<Row[]> {
   return rows;
 }
 
-/** EXPLAIN ANALYZE of the statements the engine runs for `q` (count, then the ranked page), written out as it builds them. */
-async function explain(db: Db, q: string) {
-  const p = prepareQuery(q);
-  const tsq = p.prefix
-    ? `(websearch_to_tsquery('simple', $2) || websearch_to_tsquery('english', $2)) || (websearch_to_tsquery('simple', $3) && to_tsquery('simple', $4)) || (websearch_to_tsquery('english', $3) && to_tsquery('english', $4))`
-    : `(websearch_to_tsquery('simple', $2) || websearch_to_tsquery('english', $2))`;
-  const params = [(await query<{ a: string }>(db, "select account_id as a from items.items limit 1"))[0]!.a, p.text, p.rest, `${p.prefix ?? ""}:*`];
-  const where = `sd.account_id = $1 and sd.id in (select id from items.items where account_id = $1 and status in ('stashed', 'flagged')) and sd.doc @@ (${tsq})`;
-  for (const text of [
-    `select count(*) from items.search_docs sd where ${where}`,
-    `select sd.id, ts_rank_cd(sd.doc, (${tsq}), 32) as score from items.search_docs sd where ${where} order by score desc, sd.id limit 20`,
-  ]) {
-    const bind = p.prefix ? "" : " and length($3 || $4) >= 0"; // every parameter referenced
-    const plan = await query<{ "QUERY PLAN": string }>(db, `explain (analyze, buffers) ${text.replace(" order by", `${bind} order by`)}${text.includes(" order by") ? "" : bind}`, params);
-    console.log(`EXPLAIN ANALYZE (q=${q}):\n${plan.map((r) => r["QUERY PLAN"]).join("\n")}\n`);
-  }
-}
-
 async function indexSize(db: Db) {
   const [r] = await query<{ total: number; doc: number }>(
     db,
@@ -304,12 +285,9 @@ async function run(
     console.log(`${name} at ${size} items (index ${at.indexMiB.toFixed(0)} MiB):`);
     at.rows = await measure(base, queries);
     if (process.env.BENCH_EXPLAIN && name === "distributed") {
-      const database = await openDb();
-      try {
-        for (const q of [queries[0]!, queries[2]!]) await explain(database.db, q.q);
-      } finally {
-        await database.close();
-      }
+      // The engine's own statements, captured as it builds them (bench/explain-search.ts).
+      const qs = queries.map((q) => q.q);
+      Bun.spawnSync(["bun", "run", join(import.meta.dir, "explain-search.ts"), ...qs], { env: { ...process.env, DATABASE_URL: b.databaseUrl }, stdout: "inherit", stderr: "inherit" });
     }
     out.sizes.push(at);
   }
