@@ -145,8 +145,17 @@ const carries = (accountId: string, slug: string[]) => (eb: ExpressionBuilder<an
       .where("it.tag_id", "in", tagIdsOf(accountId, slug)),
   );
 
-const withTags = (accountId: string, slugs: string[], match: "all" | "any") => (eb: ExpressionBuilder<any, any>) =>
-  match === "any" ? carries(accountId, slugs)(eb) : eb.and([...new Set(slugs)].map((slug) => carries(accountId, [slug])(eb)));
+/**
+ * Items carrying all the slugs (filters) or any (key scopes). Several required tags are intersected first, from
+ * item_tags' (tag_id, item_id) index alone, and the few items left fetched by id: probing every item in list
+ * order would walk the whole library when the intersection is small or empty.
+ */
+const withTags = (accountId: string, slugs: string[], match: "all" | "any") => (eb: ExpressionBuilder<any, any>) => {
+  const unique = [...new Set(slugs)];
+  if (match === "any" || unique.length === 1) return carries(accountId, unique)(eb);
+  const tagged = unique.map((slug) => sql`select item_id from items.item_tags where tag_id in (${tagIdsOf(accountId, [slug])(eb)})`);
+  return eb(sql.ref("items.items.id"), "=", sql`any(array(${sql.join(tagged, sql` intersect `)}))`);
+};
 
 /** Ids of the items in a collection. */
 const inCollection = (collectionId: string) => (eb: ExpressionBuilder<any, any>) =>
