@@ -404,7 +404,12 @@ export class ItemsRepository {
     if (f.tagSlugs && f.tagSlugs.length > 0) q = q.where(withTags(accountId, f.tagSlugs, "all"));
     if (f.collectionId !== undefined) q = q.where("id", "in", inCollection(f.collectionId));
     // The search index (items.search_docs), kept by the search consumer: words, phrases, OR, -exclusion, prefix.
-    if (f.q) q = q.where("id", "in", documentsMatching("items.search_docs", accountId, f.q));
+    // The matching ids are collected first, from the GIN index alone: as a per-item probe, each item's document
+    // would be detoasted to test `@@`.
+    if (f.q) {
+      const matching = documentsMatching("items.search_docs", accountId, f.q);
+      q = q.where((eb) => eb(sql.ref("items.items.id"), "=", sql`any(array(${matching(eb)}))`));
+    }
     return this.applyScope(q, accountId, f.scope ?? null);
   }
 
