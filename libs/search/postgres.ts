@@ -21,8 +21,8 @@ const weights: Weight[] = ["A", "B", "C", "D"];
 /** Rows per upsert statement (6 parameters each). */
 const docsPerStatement = 500;
 /**
- * Characters of each weight-D field (content, a note's body) in the ranking vector `head`: small enough that the
- * vector stays in the row (never detoasted to rank), large enough to rank by an article's opening.
+ * Characters of each weight-D field (content, a note's body) in the ranking vector `head`: a few KB to detoast per
+ * ranked match rather than the whole document's 20 KB on average, enough to rank by an article's opening.
  */
 export const headChars = 1024;
 
