@@ -25,6 +25,11 @@ const docsPerStatement = 500;
  * ranked match rather than the whole document's 20 KB on average, enough to rank by an article's opening.
  */
 export const headChars = 1024;
+/**
+ * Matches ranked at most: past this many, the newest this many are ranked and the rest follow newest first
+ * (ranking costs a detoast of each match's head; 35,000 of them took 0.7 s at 100k items).
+ */
+export const maxRanked = 1000;
 
 /** A weighted tsvector of the fields, each through `simple` and `english`. */
 function vectorOf(fields: { weight: Weight; text: string }[]): RawBuilder<unknown> {
@@ -112,23 +117,17 @@ export class PostgresSearchEngine implements SearchEngine {
     if (count === 0 || query.offset >= count) return { hits: [], count };
     // Without trigram matches every row matched the full text: testing `@@` again per row would detoast `doc`.
     const fullText = fuzzy ? fts : sql<boolean>`true`;
-    // Ranked by the head vector (title, tags, notes, URL, the content's start); a match deeper in the content ranks
-    // 0 there, and ties go newest first (ids are UUIDv7).
-    const page = base()
-      .where(match)
-      .select([
-        "sd.id",
-        "sd.doc",
-        "sd.head",
-        sql<boolean>`${fullText}`.as("full_text"),
-        sql<number>`case when ${fullText} then ts_rank_cd(sd.head, ${tsq}, 32) else ${similarity} * 0.01 end`.as("score"),
-        ...this.fuzzy.map(([, c]) => sql.ref(`sd.${c}`).as(c)),
-      ])
-      .orderBy("full_text", "desc")
-      .orderBy("score", "desc")
-      .orderBy("sd.id", "desc")
-      .limit(query.limit)
-      .offset(query.offset);
+    const columns = (score: RawBuilder<number>) => [
+      "sd.id",
+      "sd.doc",
+      "sd.head",
+      sql<boolean>`${fullText}`.as("full_text"),
+      score.as("score"),
+      ...this.fuzzy.map(([, c]) => sql.ref(`sd.${c}`).as(c)),
+    ] as const;
+    const rank = sql<number>`case when ${fullText} then ts_rank_cd(sd.head, ${tsq}, 32) else ${similarity} * 0.01 end`;
+    const ranked = (qb: ReturnType<typeof base>, limit: number, offset: number) =>
+      qb.select(columns(rank)).orderBy("full_text", "desc").orderBy("score", "desc").orderBy("sd.id", "desc").limit(limit).offset(offset);
     // The strongest weight class whose fields alone match, on the page's rows: A-C are whole in `head`; D is tried
     // on the head's content start first, the whole `doc` read only when the match lies deeper.
     const which = sql.join(
@@ -139,8 +138,27 @@ export class PostgresSearchEngine implements SearchEngine {
       sql` `,
     );
     const fuzzyWhich = fuzzy ? sql.join(this.fuzzy.map(([name, c]) => sql`word_similarity(${p.fuzzy}, p.${sql.ref(c)}) as ${sql.ref(`sim_${name}`)}`)) : sql`0 as none`;
-    const { rows } = await sql<Record<string, unknown>>`select p.id, p.score, p.full_text, case ${which} end as weight, ${fuzzyWhich}
-      from (${page}) p order by p.full_text desc, p.score desc, p.id desc`.execute(db);
+    const described = async (page: { compile(): unknown } | null) =>
+      page === null
+        ? []
+        : (await sql<Record<string, unknown>>`select p.id, p.score, p.full_text, case ${which} end as weight, ${fuzzyWhich}
+      from (${page as never}) p order by p.full_text desc, p.score desc, p.id desc`.execute(db)).rows;
+    let rows: Record<string, unknown>[];
+    if (fuzzy || count <= maxRanked) rows = await described(ranked(base().where(match), query.limit, query.offset));
+    else {
+      // Past maxRanked matches only the newest maxRanked are ranked (ranking detoasts each one's head); the older
+      // matches follow them, newest first.
+      const { limit, offset } = query;
+      const newest = base().where(fts).select("sd.id").orderBy("sd.id", "desc").limit(maxRanked);
+      const inRanked = offset < maxRanked
+        ? ranked(db.selectFrom(sql`${this.table}`.as("sd")).where("sd.id", "in", newest as never) as ReturnType<typeof base>, Math.min(limit, maxRanked - offset), offset)
+        : null;
+      const from = Math.max(offset, maxRanked);
+      const older = offset + limit > maxRanked
+        ? base().where(fts).select(columns(sql<number>`0`)).orderBy("sd.id", "desc").limit(offset + limit - from).offset(from)
+        : null;
+      rows = [...(await described(inRanked)), ...(await described(older))];
+    }
     const hits = rows.map((r): SearchHit => {
       let matched: SearchHit["matched"] = null;
       if (r.full_text) matched = r.weight ? { weight: r.weight as Weight } : null;

@@ -71,6 +71,8 @@ export interface ItemFilter {
   /** Only items that have content (the feed). */
   withContent?: boolean;
   q?: string;
+  /** Only these items (the search index's matches for a list's `q`, collected first). */
+  ids?: string[];
   scope?: KeyScope | null;
 }
 
@@ -325,8 +327,13 @@ export class ItemsRepository {
    * and content is read only for the rows that fit (at least one), so a page never holds more than the budget.
    */
   async list(accountId: string, f: ItemFilter, page: Page, contentBudget: number | null): Promise<{ rows: ItemRow[]; total: number }> {
-    // Narrowed by the search index: its GIN index must answer, not a scan of every document.
-    if (f.q && !this.tx) return withIndexPlans(this.root, (trx) => new ItemsRepository(trx, this.eventsCommitted, { wroteEvents: false }).list(accountId, f, page, contentBudget));
+    // Narrowed by the search index: the matching ids first, from its GIN index alone (a scan, or a probe per item,
+    // would detoast every document); the list itself is planned as usual.
+    if (f.q) {
+      const matching = documentsMatching("items.search_docs", accountId, f.q);
+      const ids = await withIndexPlans(this.root, (trx) => trx.selectNoFrom((eb) => sql<string[]>`array(${matching(eb)})`.as("ids")).executeTakeFirstOrThrow());
+      f = { ...f, q: undefined, ids: ids.ids as string[] };
+    }
     const q = this.filtered(accountId, f);
     const [listed, count] = await Promise.all([
       q.select([...metaColumns, tagList, collectionList]).orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).offset(page.offset).execute(),
@@ -404,12 +411,8 @@ export class ItemsRepository {
     if (f.tagSlugs && f.tagSlugs.length > 0) q = q.where(withTags(accountId, f.tagSlugs, "all"));
     if (f.collectionId !== undefined) q = q.where("id", "in", inCollection(f.collectionId));
     // The search index (items.search_docs), kept by the search consumer: words, phrases, OR, -exclusion, prefix.
-    // The matching ids are collected first, from the GIN index alone: as a per-item probe, each item's document
-    // would be detoasted to test `@@`.
-    if (f.q) {
-      const matching = documentsMatching("items.search_docs", accountId, f.q);
-      q = q.where((eb) => eb(sql.ref("items.items.id"), "=", sql`any(array(${matching(eb)}))`));
-    }
+    if (f.q) q = q.where("id", "in", documentsMatching("items.search_docs", accountId, f.q));
+    if (f.ids) q = q.where(idIn(f.ids));
     return this.applyScope(q, accountId, f.scope ?? null);
   }
 
