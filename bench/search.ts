@@ -293,6 +293,26 @@ async function run(
   }
 }
 
+/**
+ * BENCH_REUSE=<database> (kept with BENCH_KEEP) and BENCH_QUERIES=<the queries' JSON>: only the measurements, the
+ * distributed deployment started on that library as it stands (to measure a change without building it again).
+ */
+const reuse = process.env.BENCH_REUSE;
+if (reuse) {
+  queries = JSON.parse(process.env.BENCH_QUERIES ?? "[]");
+  const databaseUrl = b.databaseUrl.replace(/\/[^/]*$/, `/${reuse}`);
+  const topo = await startDistributed({ ...b, databaseUrl, prefix: `${b.prefix}r` }, troveEnv);
+  try {
+    console.log(`distributed, reused ${reuse}:`);
+    await measure(topo.url, queries);
+  } finally {
+    await topo.stop();
+    for (const prefix of [b.prefix, `${b.prefix}r`]) await dropNatsNamespace(b.natsUrl, prefix);
+    await dropScratchDatabase(b.databaseUrl).catch(() => {});
+  }
+  process.exit(0);
+}
+
 try {
   if (only !== "distributed") {
     // Embedded: bun run start on PGlite; SQL runs while it is stopped (PGlite is one process's).
