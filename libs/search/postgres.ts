@@ -94,16 +94,20 @@ export class PostgresSearchEngine implements SearchEngine {
    * Ranking reads the small inline `head` vector only.
    */
   async query(query: SearchQuery): Promise<SearchResult> {
-    return withIndexPlans(this.db, (trx) => this.ranked(trx, query));
+    // The restriction's ids first, planned as usual (sequential scans off made its item filters walk indexes).
+    const ids = query.restrict
+      ? ((await this.db.selectNoFrom((eb) => sql<string[]>`array(${eb.selectFrom(query.restrict!.as("r")).select("r.id")})`.as("ids")).executeTakeFirstOrThrow()).ids as string[])
+      : null;
+    return withIndexPlans(this.db, (trx) => this.ranked(trx, query, ids));
   }
 
-  private async ranked(db: Kysely<any>, query: SearchQuery): Promise<SearchResult> {
+  private async ranked(db: Kysely<any>, query: SearchQuery, restrictIds: string[] | null): Promise<SearchResult> {
     const p = prepareQuery(query.q);
     const tsq = tsquery(p);
     const base = () => {
       let qb = db.selectFrom(sql`${this.table}`.as("sd")).where("sd.account_id", "=", query.accountId);
       if (query.statuses && this.opts.statusColumn) qb = qb.where(sql.ref(`sd.${this.opts.statusColumn}`), "in", query.statuses);
-      if (query.restrict) qb = qb.where("sd.id", "in", query.restrict as never);
+      if (restrictIds) qb = qb.where(sql<boolean>`sd.id = any(${restrictIds}::text[])`);
       return qb;
     };
     const fts = sql<boolean>`sd.doc @@ ${tsq}`;
