@@ -12,9 +12,9 @@
 // Sizes: embedded BENCH_EMBEDDED_ITEMS (10,000); distributed BENCH_ITEMS (10,000 then 100,000).
 // Writes the `## Search` section of docs/benchmarks.md. Needs PostgreSQL, NATS and the shared corpus.
 import { join } from "node:path";
+import { dropNatsNamespace } from "@trove/bus";
 import { openDatabase } from "@trove/db";
 import { itemsSearchIndex } from "@trove/items";
-import { prepareQuery } from "../libs/search/index.ts";
 import { aliceKey, type Backing, backingServices, dropScratchDatabase } from "@trove/testing";
 import { copyToSize, corpusPages, loadThroughApi, passages, tagsFor } from "./library.ts";
 import { machineLine, quantile, today, writeSection } from "./report.ts";
@@ -30,6 +30,8 @@ const distributedSizes = (process.env.BENCH_ITEMS ?? "10000,100000").split(",").
 const reindexMax = Number(process.env.BENCH_REINDEX_MAX ?? 10_000);
 const samples = Number(process.env.BENCH_SAMPLES ?? 100);
 const only = process.env.BENCH_ONLY; // "embedded" | "distributed"
+/** BENCH_KEEP=<name>: the distributed run's database is kept under this name (for EXPLAIN ANALYZE afterwards). */
+const keepAs = process.env.BENCH_KEEP;
 const machine = await machineLine();
 
 const backing = await backingServices();
@@ -72,6 +74,18 @@ async function latencies(base: string, path: string, n = samples, budgetMs = Num
   return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), count: Number(count), n: times.length };
 }
 
+/** Renames the scratch database (scratch ones are dropped after an hour by other runs); the bus namespace goes. */
+async function keepDatabase(backing: Backing, name: string): Promise<void> {
+  for (const prefix of [backing.prefix, `${backing.prefix}s`]) await dropNatsNamespace(backing.natsUrl, prefix);
+  const admin = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, poolSize: 1 });
+  try {
+    await query(admin.db, `alter database "${new URL(backing.databaseUrl).pathname.slice(1)}" rename to "${name.replace(/\W/g, "")}"`);
+  } finally {
+    await admin.close();
+  }
+  console.log(`database kept as ${name}`);
+}
+
 // ---- the library ----------------------------------------------------------------------------------------------
 
 /** copyToSize numbers copies from 1 each time; earlier copies take a `gen` mark so a second growth cannot collide. */
@@ -107,9 +121,11 @@ async function copyDocs(db: Db): Promise<number> {
        select i.id, i.account_id, i.notes, substring(i.title from ' #([0-9]+)$') as num,
               regexp_replace(i.url, '[?&]copy=.*$', '') as src_url
        from items.items i where not exists (select 1 from items.search_docs d where d.id = i.id))
-     , ins as (insert into items.search_docs (id, account_id, doc, title_fold, url_fold, updated_at)
+     , ins as (insert into items.search_docs (id, account_id, doc, head, title_fold, url_fold, updated_at)
        select c.id, c.account_id,
          d.doc || setweight(to_tsvector('simple', coalesce(c.num, '')), 'A')
+               || setweight(to_tsvector('simple', c.notes) || to_tsvector('english', c.notes), 'B'),
+         d.head || setweight(to_tsvector('simple', coalesce(c.num, '')), 'A')
                || setweight(to_tsvector('simple', c.notes) || to_tsvector('english', c.notes), 'B'),
          d.title_fold || ' #' || coalesce(c.num, ''), d.url_fold || ' copy', d.updated_at
        from copies c join items.items s on s.url = c.src_url and s.account_id = c.account_id
@@ -211,24 +227,6 @@ async function measure(base: string, qs: Queries): Promise<Row[]> {
   return rows;
 }
 
-/** EXPLAIN ANALYZE of the statements the engine runs for `q` (count, then the ranked page), written out as it builds them. */
-async function explain(db: Db, q: string) {
-  const p = prepareQuery(q);
-  const tsq = p.prefix
-    ? `(websearch_to_tsquery('simple', $2) || websearch_to_tsquery('english', $2)) || (websearch_to_tsquery('simple', $3) && to_tsquery('simple', $4)) || (websearch_to_tsquery('english', $3) && to_tsquery('english', $4))`
-    : `(websearch_to_tsquery('simple', $2) || websearch_to_tsquery('english', $2))`;
-  const params = [(await query<{ a: string }>(db, "select account_id as a from items.items limit 1"))[0]!.a, p.text, p.rest, `${p.prefix ?? ""}:*`];
-  const where = `sd.account_id = $1 and sd.id in (select id from items.items where account_id = $1 and status in ('stashed', 'flagged')) and sd.doc @@ (${tsq})`;
-  for (const text of [
-    `select count(*) from items.search_docs sd where ${where}`,
-    `select sd.id, ts_rank_cd(sd.doc, (${tsq}), 32) as score from items.search_docs sd where ${where} order by score desc, sd.id limit 20`,
-  ]) {
-    const bind = p.prefix ? "" : " and length($3 || $4) >= 0"; // every parameter referenced
-    const plan = await query<{ "QUERY PLAN": string }>(db, `explain (analyze, buffers) ${text.replace(" order by", `${bind} order by`)}${text.includes(" order by") ? "" : bind}`, params);
-    console.log(`EXPLAIN ANALYZE (q=${q}):\n${plan.map((r) => r["QUERY PLAN"]).join("\n")}\n`);
-  }
-}
-
 async function indexSize(db: Db) {
   const [r] = await query<{ total: number; doc: number }>(
     db,
@@ -287,15 +285,32 @@ async function run(
     console.log(`${name} at ${size} items (index ${at.indexMiB.toFixed(0)} MiB):`);
     at.rows = await measure(base, queries);
     if (process.env.BENCH_EXPLAIN && name === "distributed") {
-      const database = await openDb();
-      try {
-        for (const q of [queries[0]!, queries[2]!]) await explain(database.db, q.q);
-      } finally {
-        await database.close();
-      }
+      // The engine's own statements, captured as it builds them (bench/explain-search.ts).
+      const qs = queries.map((q) => q.q);
+      Bun.spawnSync(["bun", "run", join(import.meta.dir, "explain-search.ts"), ...qs], { env: { ...process.env, DATABASE_URL: b.databaseUrl }, stdout: "inherit", stderr: "inherit" });
     }
     out.sizes.push(at);
   }
+}
+
+/**
+ * BENCH_REUSE=<database> (kept with BENCH_KEEP) and BENCH_QUERIES=<the queries' JSON>: only the measurements, the
+ * distributed deployment started on that library as it stands (to measure a change without building it again).
+ */
+const reuse = process.env.BENCH_REUSE;
+if (reuse) {
+  queries = JSON.parse(process.env.BENCH_QUERIES ?? "[]");
+  const databaseUrl = b.databaseUrl.replace(/\/[^/]*$/, `/${reuse}`);
+  const topo = await startDistributed({ ...b, databaseUrl, prefix: `${b.prefix}r` }, troveEnv);
+  try {
+    console.log(`distributed, reused ${reuse}:`);
+    await measure(topo.url, queries);
+  } finally {
+    await topo.stop();
+    for (const prefix of [b.prefix, `${b.prefix}r`]) await dropNatsNamespace(b.natsUrl, prefix);
+    await dropScratchDatabase(b.databaseUrl).catch(() => {});
+  }
+  process.exit(0);
 }
 
 try {
@@ -318,8 +333,11 @@ try {
     }
   }
 } finally {
-  await b.stop();
-  await dropScratchDatabase(b.databaseUrl).catch(() => {});
+  if (keepAs) await keepDatabase(b, keepAs);
+  else {
+    await b.stop();
+    await dropScratchDatabase(b.databaseUrl).catch(() => {});
+  }
 }
 
 // ---- report ---------------------------------------------------------------------------------------------------

@@ -27,6 +27,11 @@ export interface SearchQuery {
   /** The user's text: websearch syntax (quoted phrases, OR, -exclusion), prefix matching on the last word. */
   q: string;
   restrict?: Restriction;
+  /**
+   * Only documents whose owner has one of these statuses (an item's status, mirrored in the index table and kept
+   * exact by its triggers): the common filter without the restriction subquery. Needs `statusColumn`.
+   */
+  statuses?: string[];
   limit: number;
   offset: number;
 }

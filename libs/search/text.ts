@@ -69,6 +69,8 @@ export function prepareQuery(q: string): PreparedQuery {
 
 /** Of the fields of one weight, the first that contains a query term (folded), else the first. */
 export function matchedField(fields: { name: string; text: string }[], terms: string[]): string | null {
+  // One field is the answer whatever it holds: no need to fold it (content is the long one).
+  if (fields.length === 1) return fields[0]!.name;
   for (const f of fields) {
     const t = indexText(f.text);
     if (terms.some((w) => t.includes(w))) return f.name;

@@ -39,7 +39,7 @@ export const embedConsumerName = "embed-items";
 
 /** The items' search engine and index upkeep on a database (also what `bun run search:reindex` runs). */
 export function itemsSearchIndex(db: Kysely<any>) {
-  const engine = new PostgresSearchEngine(db, { table: "items.search_docs", fuzzyColumns: { title: "title_fold", url: "url_fold" } });
+  const engine = new PostgresSearchEngine(db, { table: "items.search_docs", fuzzyColumns: { title: "title_fold", url: "url_fold" }, statusColumn: "status" });
   const docs = new SearchDocsRepository(db);
   return { engine, docs, indexer: new SearchIndexer(engine, docs) };
 }

@@ -3,7 +3,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { KeyScope } from "@trove/contracts";
 import { compileOnce } from "@trove/db";
-import { documentsMatching } from "@trove/search";
+import { documentsMatching, withIndexPlans } from "@trove/search";
 
 export interface ItemRow {
   id: string;
@@ -71,6 +71,8 @@ export interface ItemFilter {
   /** Only items that have content (the feed). */
   withContent?: boolean;
   q?: string;
+  /** Only these items (the search index's matches for a list's `q`, collected first). */
+  ids?: string[];
   scope?: KeyScope | null;
 }
 
@@ -127,15 +129,34 @@ function chunks<T>(all: T[], size: number): T[][] {
   return out;
 }
 
-/** Ids of the account's items carrying all (filters) or any (key scopes) of the tag slugs. */
+/** The account's tag ids of some slugs (an InitPlan: looked up once per statement). */
+const tagIdsOf = (accountId: string, slugs: string[]) => (eb: ExpressionBuilder<any, any>) =>
+  eb.selectFrom("items.tags").select("id").where("account_id", "=", accountId).where("slug", "in", slugs);
+
+/**
+ * The item (`items.items.id`) carries the tag (all: filters) or one of the tags (any: key scopes). An `exists`
+ * per item probes item_tags' primary key, so a page walks the list's own order and stops at its limit; a
+ * subquery of every tagged id would first collect them all (15,000 at 100k items).
+ */
+const carries = (accountId: string, slug: string[]) => (eb: ExpressionBuilder<any, any>) =>
+  eb.exists(
+    eb
+      .selectFrom("items.item_tags as it")
+      .select(sql.lit(1).as("one"))
+      .whereRef("it.item_id", "=", "items.items.id")
+      .where("it.tag_id", "in", tagIdsOf(accountId, slug)),
+  );
+
+/**
+ * Items carrying all the slugs (filters) or any (key scopes). Several required tags are intersected first, from
+ * item_tags' (tag_id, item_id) index alone, and the few items left fetched by id: probing every item in list
+ * order would walk the whole library when the intersection is small or empty.
+ */
 const withTags = (accountId: string, slugs: string[], match: "all" | "any") => (eb: ExpressionBuilder<any, any>) => {
-  const q = eb
-    .selectFrom("items.item_tags as it")
-    .innerJoin("items.tags as t", "t.id", "it.tag_id")
-    .select("it.item_id")
-    .where("it.account_id", "=", accountId)
-    .where("t.slug", "in", slugs);
-  return match === "any" ? q : q.groupBy("it.item_id").having(sql`count(distinct t.slug)`, "=", slugs.length);
+  const unique = [...new Set(slugs)];
+  if (match === "any" || unique.length === 1) return carries(accountId, unique)(eb);
+  const tagged = unique.map((slug) => sql`select item_id from items.item_tags where tag_id in (${tagIdsOf(accountId, [slug])(eb)})`);
+  return eb(sql.ref("items.items.id"), "=", sql`any(array(${sql.join(tagged, sql` intersect `)}))`);
 };
 
 /** Ids of the items in a collection. */
@@ -306,6 +327,13 @@ export class ItemsRepository {
    * and content is read only for the rows that fit (at least one), so a page never holds more than the budget.
    */
   async list(accountId: string, f: ItemFilter, page: Page, contentBudget: number | null): Promise<{ rows: ItemRow[]; total: number }> {
+    // Narrowed by the search index: the matching ids first, from its GIN index alone (a scan, or a probe per item,
+    // would detoast every document); the list itself is planned as usual.
+    if (f.q) {
+      const matching = documentsMatching("items.search_docs", accountId, f.q);
+      const ids = await withIndexPlans(this.root, (trx) => trx.selectNoFrom((eb) => sql<string[]>`array(${matching(eb)})`.as("ids")).executeTakeFirstOrThrow());
+      f = { ...f, q: undefined, ids: ids.ids as string[] };
+    }
     const q = this.filtered(accountId, f);
     const [listed, count] = await Promise.all([
       q.select([...metaColumns, tagList, collectionList]).orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).offset(page.offset).execute(),
@@ -354,6 +382,16 @@ export class ItemsRepository {
     return this.filtered(accountId, f).select("id");
   }
 
+  /**
+   * The filters as the search engine takes them: the statuses as such (the index mirrors each item's status), the
+   * rest as an id subquery, left out when nothing else narrows (the common case: no join over all items).
+   */
+  searchFilter(accountId: string, f: ItemFilter): { statuses?: string[]; restrict?: SelectQueryBuilder<any, any, { id: string }> } {
+    const { statuses, ...rest } = f;
+    const narrows = Object.values(rest).some((v) => v !== undefined && v !== null && v !== false && !(Array.isArray(v) && v.length === 0));
+    return { statuses: statuses && statuses.length > 0 ? statuses : undefined, restrict: narrows ? this.filteredIds(accountId, rest) : undefined };
+  }
+
   private filtered(accountId: string, f: ItemFilter): Q {
     let q = this.db.selectFrom("items.items").where("account_id", "=", accountId) as Q;
     if (f.since !== undefined) q = q.where("created_at", ">=", f.since);
@@ -370,17 +408,18 @@ export class ItemsRepository {
         ]),
       );
     }
-    if (f.tagSlugs && f.tagSlugs.length > 0) q = q.where("id", "in", withTags(accountId, f.tagSlugs, "all"));
+    if (f.tagSlugs && f.tagSlugs.length > 0) q = q.where(withTags(accountId, f.tagSlugs, "all"));
     if (f.collectionId !== undefined) q = q.where("id", "in", inCollection(f.collectionId));
     // The search index (items.search_docs), kept by the search consumer: words, phrases, OR, -exclusion, prefix.
     if (f.q) q = q.where("id", "in", documentsMatching("items.search_docs", accountId, f.q));
+    if (f.ids) q = q.where(idIn(f.ids));
     return this.applyScope(q, accountId, f.scope ?? null);
   }
 
   /** A scoped key sees only items carrying one of its tags, or in its collection. */
   private applyScope(q: Q, accountId: string, scope: KeyScope | null): Q {
     if (!scope) return q;
-    if (scope.tagSlugs && scope.tagSlugs.length > 0) q = q.where("id", "in", withTags(accountId, scope.tagSlugs, "any"));
+    if (scope.tagSlugs && scope.tagSlugs.length > 0) q = q.where(withTags(accountId, scope.tagSlugs, "any"));
     if (scope.collectionId) q = q.where("id", "in", inCollection(scope.collectionId));
     return q;
   }

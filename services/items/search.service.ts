@@ -15,10 +15,11 @@ export const indexedContentBytes = 256 * 1024;
 export const maxQueryChars = 500;
 export const snippetBytes = 600;
 /**
- * Content a snippet is looked for in: the first 64 KB (a match further in shows the content's start). Bounds what
- * a page of up to 1,000 results reads and folds on the event loop.
+ * Content a snippet is looked for in: the first 16 KB (a match further in shows the content's start). Bounds what
+ * a page of up to 1,000 results reads and folds on the event loop; ranking looks at the first 1 KB only, so the
+ * best-ranked content matches lie well inside it.
  */
-const snippetSourceBytes = 64 * 1024;
+const snippetSourceBytes = 16 * 1024;
 
 export interface SearchQuery extends ListQuery {
   q: string;
@@ -91,7 +92,7 @@ export class SearchService {
     const { hits, count } = await this.engine.query({
       accountId: caller.accountId,
       q: text,
-      restrict: this.repo.filteredIds(caller.accountId, filter),
+      ...this.repo.searchFilter(caller.accountId, filter),
       limit,
       offset,
     });

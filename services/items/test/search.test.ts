@@ -122,6 +122,20 @@ describe("items search", () => {
     expect(await found("lifetimes")).toEqual(["rust"]);
   });
 
+  test("several tags in a filter: items carrying all of them, in the list and in search", async () => {
+    await update(ids.kube, { tags: ["ops", "infra"] });
+    await update(ids.weekly, { tags: ["ops"] });
+    const listed = async (tags: string) => {
+      const body = await (await trove.api(`/api/items?tags=${tags}`)).json();
+      return { ids: body.items.map((i: { id: string }) => i.id).sort(), count: body.count };
+    };
+    expect(await listed("ops,infra")).toEqual({ ids: [ids.kube], count: 1 });
+    expect(await listed("ops")).toEqual({ ids: [ids.kube, ids.weekly].sort(), count: 2 });
+    expect(await listed("infra,baking")).toEqual({ ids: [], count: 0 });
+    expect(await found("kubernetes", "&tags=ops,infra")).toEqual(["kube"]);
+    expect(await found("kubernetes", "&tags=ops,baking")).toEqual([]);
+  });
+
   test("limit and offset page through the matches; count covers them all", async () => {
     const first = (await search("q=bread&limit=1")).body;
     const second = (await search("q=bread&limit=1&offset=1")).body;
