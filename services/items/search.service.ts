@@ -68,6 +68,14 @@ export class SearchIndexer {
   }
 }
 
+/** The leading rows whose Markdown fits the page budget together (the first always does): a page with content. */
+export function withinContentBudget(rows: ItemRow[]): ItemRow[] {
+  let used = 0;
+  let fit = 0;
+  while (fit < rows.length && (fit === 0 || used + rows[fit]!.content_size <= contentPageBytes)) used += rows[fit++]!.content_size;
+  return rows.slice(0, fit);
+}
+
 export class SearchService {
   constructor(
     private readonly engine: SearchEngine,
@@ -99,12 +107,7 @@ export class SearchService {
     const byId = new Map((await this.repo.getMany(caller.accountId, hits.map((h) => h.id), null)).map((r) => [r.id, r]));
     let rows = hits.map((h) => byId.get(h.id)).filter((r): r is ItemRow => r !== undefined);
     const withContent = q.include === "content";
-    if (withContent) {
-      let used = 0;
-      let fit = 0;
-      while (fit < rows.length && (fit === 0 || used + rows[fit]!.content_size <= contentPageBytes)) used += rows[fit++]!.content_size;
-      rows = rows.slice(0, fit);
-    }
+    if (withContent) rows = withinContentBudget(rows);
     // Content is read again only for the rows whose snippet comes from it.
     const hitOf = new Map(hits.map((h) => [h.id, h]));
     const fromContent = rows.filter((r) => { const m = hitOf.get(r.id)!.matched; return m === null || ("weight" in m && m.weight === "D"); });

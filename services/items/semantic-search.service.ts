@@ -2,13 +2,13 @@
 // lexical and semantic lists fused by reciprocal rank), under the list's filters and the key's scope. The vectors
 // are kept by the `embed-items` consumer (embedItems below), never on the request path; only the query is embedded
 // there. See docs/decisions.md, "Embeddings".
-import { contentPageBytes, type Caller } from "@trove/contracts";
+import type { Caller } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { cutBytes } from "@trove/reader";
 import { fuseRanks, hybridWeights, maxSemanticDocs, type SemanticHit, type SemanticSearch } from "@trove/search";
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
 import { toItem, type ItemsService } from "./items.service.ts";
-import { snippetBytes, type SearchQuery } from "./search.service.ts";
+import { snippetBytes, withinContentBudget, type SearchQuery } from "./search.service.ts";
 
 type ItemFound = { score: number; matchedField: "title" | "tags" | "notes" | "url" | "content"; snippet: string };
 type LexicalPage = { items: { id: string; search: ItemFound }[]; count: number };
@@ -69,10 +69,7 @@ export class SemanticItemSearch {
     let rows = page.map((p) => byId.get(p.id)).filter((r): r is ItemRow => r !== undefined);
     const withContent = q.include === "content";
     if (withContent) {
-      let used = 0;
-      let fit = 0;
-      while (fit < rows.length && (fit === 0 || used + rows[fit]!.content_size <= contentPageBytes)) used += rows[fit++]!.content_size;
-      rows = rows.slice(0, fit);
+      rows = withinContentBudget(rows);
       await this.repo.addContents(caller.accountId, rows);
     }
     const scoreOf = new Map(page.map((p) => [p.id, p.score]));
