@@ -1,31 +1,21 @@
 // Items search: keeping the index in step with item events (never on the request path), rebuilding it, and
 // answering GET /api/items/search with the list's filters and scope.
-import { contentPageBytes, type Caller, type ItemEventMessage } from "@trove/contracts";
+import type { Caller, ItemEventMessage } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { cutBytes } from "@trove/reader";
 import { matchedField, prepareQuery, snippet, type SearchDoc, type SearchEngine, type SearchHit } from "@trove/search";
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
-import { toItem, type ItemsService, type ListQuery } from "./items.service.ts";
+import { toItem, type ItemsService } from "./items.service.ts";
 import type { SearchDocsRepository, SearchSource } from "./search-docs.repository.ts";
+import { indexedContentBytes, snippetBytes, withinContentBudget, type SearchQuery } from "./search-shapes.ts";
 import type { SemanticItemSearch } from "./semantic-search.service.ts";
 
-/** Markdown indexed per item: the first 256 KB (a long book is found by its opening, its title and tags). */
-export const indexedContentBytes = 256 * 1024;
-/** Longest q accepted (the contract refuses longer with 400). */
-export const maxQueryChars = 500;
-export const snippetBytes = 600;
 /**
  * Content a snippet is looked for in: the first 16 KB (a match further in shows the content's start). Bounds what
  * a page of up to 1,000 results reads and folds on the event loop; ranking looks at the first 1 KB only, so the
  * best-ranked content matches lie well inside it.
  */
 const snippetSourceBytes = 16 * 1024;
-
-export interface SearchQuery extends ListQuery {
-  q: string;
-  mode?: "lexical" | "semantic" | "hybrid";
-  include?: "content";
-}
 
 /** Keeps the index in step: from item events, or rebuilt whole. */
 export class SearchIndexer {
@@ -66,14 +56,6 @@ export class SearchIndexer {
     if (!(await this.docs.isEmpty())) return 0;
     return this.reindex();
   }
-}
-
-/** The leading rows whose Markdown fits the page budget together (the first always does): a page with content. */
-export function withinContentBudget(rows: ItemRow[]): ItemRow[] {
-  let used = 0;
-  let fit = 0;
-  while (fit < rows.length && (fit === 0 || used + rows[fit]!.content_size <= contentPageBytes)) used += rows[fit++]!.content_size;
-  return rows.slice(0, fit);
 }
 
 export class SearchService {

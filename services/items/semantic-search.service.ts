@@ -8,7 +8,7 @@ import { cutBytes } from "@trove/reader";
 import { fuseRanks, hybridWeights, maxSemanticDocs, type SemanticHit, type SemanticSearch } from "@trove/search";
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
 import { toItem, type ItemsService } from "./items.service.ts";
-import { snippetBytes, withinContentBudget, type SearchQuery } from "./search.service.ts";
+import { snippetBytes, withinContentBudget, type SearchQuery } from "./search-shapes.ts";
 
 type ItemFound = { score: number; matchedField: "title" | "tags" | "notes" | "url" | "content"; snippet: string };
 type LexicalPage = { items: { id: string; search: ItemFound }[]; count: number };

@@ -10,9 +10,9 @@ import { rrfK, snippet } from "@trove/search";
 import type { NoteFilters } from "./notes.repository.ts";
 import type { ProjectsService } from "./projects.service.ts";
 import { repositoryKey } from "./repository-address.ts";
-import { indexedBodyChars, searchText, type NoteFound, type NoteSearch } from "./search.service.ts";
+import { indexedBodyChars, type NoteFound, type SearchModeName } from "./search-shapes.ts";
+import { searchText, type NoteSearch } from "./search.service.ts";
 import { pathAffinity } from "./path-affinity.ts";
-import type { SearchModeName } from "./semantic-search.service.ts";
 
 /** How much a note of the hinted project, and a note about the hinted path (by its affinity 0-1), is lifted. */
 const projectBoost = 0.5;

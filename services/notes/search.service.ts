@@ -5,18 +5,14 @@ import { AppError } from "@trove/errors";
 import { indexText, prepareQuery, type SearchDoc, type SearchEngine, type SearchHit } from "@trove/search";
 import type { NoteFilters, NotesRepository, SearchSource } from "./notes.repository.ts";
 import { filtersOf, type ListQuery } from "./notes.service.ts";
-import type { SearchModeName, SemanticNoteSearch } from "./semantic-search.service.ts";
+import { indexedBodyChars, type NoteFound, type NoteMatchedField, type SearchModeName } from "./search-shapes.ts";
+import type { SemanticNoteSearch } from "./semantic-search.service.ts";
 
-/** Body indexed per note: the first 256K characters (as for item content; a longer log is found by its start,
- * title, tags and paths). Line coordinates are looked for in the same part. */
-export const indexedBodyChars = 256 * 1024;
 /** Body characters one search request looks through for line coordinates, over all its results (later results
  * of a page of very long notes may then show fewer lines). */
 const lineScanChars = 2 * 1024 * 1024;
 /** Line ranges a result shows at most. */
 const maxRanges = 10;
-
-export type NoteMatchedField = "title" | "tags" | "description" | "repository" | "paths" | "body";
 
 export class NoteSearchIndexer {
   constructor(
@@ -50,17 +46,6 @@ export class NoteSearchIndexer {
   }
 }
 
-/** One note a search found: its index entry, how it ranked, where it matched. */
-export interface NoteFound {
-  source: SearchSource;
-  revision: number;
-  score: number;
-  matchedField: NoteMatchedField;
-  lines: { ranges: { startLine: number; endLine: number }[]; count: number };
-  terms: string[];
-  /** A hit by meaning only: its best chunk's text (the snippet). */
-  chunkText?: string;
-}
 
 export class NoteSearch {
   constructor(

@@ -5,9 +5,7 @@ import type { Caller } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { fuseRanks, hybridWeights, maxSemanticDocs, type SemanticSearch } from "@trove/search";
 import type { NoteFilters, NotesRepository } from "./notes.repository.ts";
-import { indexedBodyChars, type NoteFound } from "./search.service.ts";
-
-export type SearchModeName = "lexical" | "semantic" | "hybrid";
+import { indexedBodyChars, type NoteFound, type SearchModeName } from "./search-shapes.ts";
 type Page = { limit: number; offset: number };
 type Found = { found: NoteFound[]; count: number };
 
