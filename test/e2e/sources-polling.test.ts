@@ -85,6 +85,15 @@ if ("skip" in backing) {
     test("polling with two sources-service processes over NATS polls each source exactly once per interval", async () => {
       const paths = Array.from({ length: 20 }, (_, i) => `/round/${i}.xml`);
       const probePaths = Array.from({ length: 2 * defaultConcurrency }, (_, i) => `/probe/${i}.xml`);
+      // Both replicas serve (the second starts after the first is healthy): creates until each has answered one,
+      // its first poll's run event naming it (a replica serves creates only once its scheduler runs).
+      const warmedBy = new Set<unknown>();
+      let warm = 0;
+      await eventually(async () => {
+        const id = await create(`/warm/${warm++}.xml`);
+        warmedBy.add((await events(id)).find((e) => e.type === "run")?.detail.replica);
+        return warmedBy.size === 2;
+      }, 60_000);
       // Each create runs the source's first poll before answering: one request each.
       const ids = await Promise.all(paths.map(create));
       const probes = await Promise.all(probePaths.map(create));
