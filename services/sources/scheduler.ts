@@ -1,7 +1,7 @@
 // When sources run: each replica claims due sources under a lease (one replica runs a source at a time), runs
 // them a few at once, and sleeps until the earliest next poll (at most maxSleepMs: TROVE_SOURCES_TICK_MS), woken at
 // once by a create or resume here. A replica that dies mid-run leaves its lease to expire (leaseTtlSec); stop()
-// awaits the scheduler's runs in flight and, for at most stopGraceMs, the first polls creates are running.
+// awaits the scheduler's runs in flight and, for at most stopGraceMs, the first polls that creates run here.
 import { nowSeconds } from "@trove/db";
 import { Pump } from "@trove/host";
 import type { Logger } from "@trove/log";
