@@ -42,6 +42,8 @@ export interface Config {
   webhookTimeoutMs: number;
   smtpPort: number;
   inboxDomain: string;
+  /** The longest a sources replica's scheduler sleeps between looks for due sources (TROVE_SOURCES_TICK_MS). */
+  sourcesTickMs: number;
   youtubeFeedUrl: string;
   /** x_articles: an RSS bridge's feed address with `{username}` (TROVE_X_RSS_URL_TEMPLATE); unset: X sources do not run. */
   xRssUrlTemplate: string | undefined;
@@ -197,6 +199,7 @@ export function parseConfig(env: Env): Config {
     webhookTimeoutMs: int(env, "TROVE_WEBHOOK_TIMEOUT_MS", 10_000, 1, 10_000),
     smtpPort: int(env, "TROVE_SMTP_PORT", 2525, 0, 65535),
     inboxDomain: str(env, "TROVE_INBOX_DOMAIN", "inbox.localhost"),
+    sourcesTickMs: int(env, "TROVE_SOURCES_TICK_MS", 60_000, 50, 3_600_000),
     youtubeFeedUrl: url(env, "TROVE_YOUTUBE_FEED_URL", ["http:", "https:"]) ?? "https://www.youtube.com/feeds/videos.xml",
     xRssUrlTemplate: xTemplate(env),
     xBearerToken: optional(env, "TROVE_X_BEARER_TOKEN"),

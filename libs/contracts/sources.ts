@@ -94,7 +94,9 @@ export const SourceEvent = t.Object({
   at: Timestamp,
   itemsAdded: Int4(),
   message: t.Nullable(t.String()),
-  detail: t.Record(t.String(), t.Unknown()),
+  detail: t.Record(t.String(), t.Unknown(), {
+    description: "run and error: entriesSeen and replica (the sources replica that ran it); run: notModified, skipped; error: consecutiveFailures",
+  }),
 });
 
 export const sourceMessageStatuses = ["added", "duplicate", "failed"] as const;

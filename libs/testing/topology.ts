@@ -107,18 +107,26 @@ export async function waitForHealth(url: string, want: "ok" | "degraded" = "ok",
 
 export interface Topology {
   url: string;
+  /** Each service's process by name; further replicas as `<name>#2`, `<name>#3`... */
   procs: Map<string, Subprocess>;
-  /** Starts one service's process again (after it was stopped). */
-  restart(name: (typeof serviceNames)[number]): void;
+  /** Starts one process again (after it was stopped): a service's name, or a replica's `<name>#<n>`. */
+  restart(name: (typeof serviceNames)[number] | `${(typeof serviceNames)[number]}#${number}`): void;
   stop(): Promise<void>;
 }
 
-/** Every service as its own process: `bun run services/<name>/main.ts`. */
-export async function launchDistributed(backing: Backing, extraEnv: Record<string, string> = {}): Promise<Topology> {
+/**
+ * Every service as its own process: `bun run services/<name>/main.ts`; `replicas` starts more processes of a
+ * service once the first ones are healthy (so that their migrations have run).
+ */
+export async function launchDistributed(
+  backing: Backing,
+  extraEnv: Record<string, string> = {},
+  opts: { replicas?: Partial<Record<(typeof serviceNames)[number], number>> } = {},
+): Promise<Topology> {
   const port = await freePort();
   const env = processEnv(backing, port, extraEnv);
   const procs = new Map<string, Subprocess>();
-  const start = (name: string) => procs.set(name, spawnBun(`services/${name}/main.ts`, env));
+  const start = (name: string) => procs.set(name, spawnBun(`services/${name.replace(/#\d+$/, "")}/main.ts`, env));
   for (const name of serviceNames) start(name);
   const url = `http://127.0.0.1:${port}`;
   const topology: Topology = {
@@ -132,6 +140,7 @@ export async function launchDistributed(backing: Backing, extraEnv: Record<strin
   };
   try {
     await waitForHealth(url);
+    for (const [name, n] of Object.entries(opts.replicas ?? {})) for (let i = 2; i <= n; i++) start(`${name}#${i}`);
   } catch (err) {
     await topology.stop();
     throw err;

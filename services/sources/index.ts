@@ -17,7 +17,7 @@ import { startMailListener, type MailListener } from "./mail-listener.ts";
 import { MessagesRepository } from "./messages.repository.ts";
 import { MessagesService } from "./messages.service.ts";
 import { OpmlService } from "./opml.service.ts";
-import { Scheduler, defaultLeaseTtlSec } from "./scheduler.ts";
+import { Scheduler, defaultConcurrency, defaultLeaseTtlSec, defaultStopGraceMs } from "./scheduler.ts";
 import { SourceEventsRepository } from "./source-events.repository.ts";
 import { SourceRunner } from "./source-runner.ts";
 import { SourcesRepository } from "./sources.repository.ts";
@@ -26,7 +26,7 @@ import { SourcesService } from "./sources.service.ts";
 export interface SourcesStartOptions {
   /** false: no timer; sources run only when runDue() is called (tests drive the clock). Default true. */
   timer?: boolean;
-  /** The longest sleep between looks at the table; default a minute (tests shorten it). */
+  /** The longest sleep between looks at the table; default the config's TROVE_SOURCES_TICK_MS (a minute). */
   maxSleepMs?: number;
   /** The SMTP port; default the config's TROVE_SMTP_PORT (0: no mail listener). */
   smtpPort?: number;
@@ -53,7 +53,14 @@ export async function startSources(
     log: rt.log,
   });
   const runner = new SourceRunner(leases, events, poller, { youtubeFeedUrl: rt.config.youtubeFeedUrl, xRssUrlTemplate: rt.config.xRssUrlTemplate }, owner, rt.log);
-  const scheduler = new Scheduler(leases, runner, { owner, leaseTtlSec: defaultLeaseTtlSec, concurrency: 4, maxSleepMs: opts.maxSleepMs ?? 60_000, log: rt.log });
+  const scheduler = new Scheduler(leases, runner, {
+    owner,
+    leaseTtlSec: defaultLeaseTtlSec,
+    concurrency: defaultConcurrency,
+    maxSleepMs: opts.maxSleepMs ?? rt.config.sourcesTickMs,
+    stopGraceMs: defaultStopGraceMs,
+    log: rt.log,
+  });
   const isFeed = (text: string) =>
     rt.workers.run(feedParseTaskName, { text }, { deadlineMs: feedParseDeadlineMs }).then(
       () => true,
@@ -62,7 +69,7 @@ export async function startSources(
   const repo = new SourcesRepository(db);
   const sources = new SourcesService(repo, events, { inboxDomain: rt.config.inboxDomain }, {
     leaseFor: (now) => scheduler.leaseFor(now),
-    runLeased: (row) => scheduler.runLeased(row),
+    firstPoll: (row) => scheduler.runLeased(row, async (report) => ({ report, row: (await repo.get(row.account_id, row.id)) ?? row })),
     wake: () => scheduler.wake(),
     discover: (site) => discoverFeed(site, fetchDeps, isFeed),
     checkFeedUrl: async (url) => {

@@ -2,6 +2,7 @@
 // their source.
 import type { Kysely } from "kysely";
 import { newId } from "@trove/db";
+import { newestFirstPage } from "./page.ts";
 
 export type MessageStatus = "added" | "duplicate" | "failed";
 
@@ -41,11 +42,7 @@ export class MessagesRepository {
 
   async list(accountId: string, sourceId: string, limit: number, offset: number): Promise<{ rows: MessageRow[]; count: number }> {
     const base = this.db.selectFrom(table).where("account_id", "=", accountId).where("source_id", "=", sourceId);
-    const [rows, total] = await Promise.all([
-      base.selectAll().orderBy("received_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute(),
-      base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-    ]);
-    return { rows: rows as MessageRow[], count: Number(total.n) };
+    return newestFirstPage<MessageRow>(base, "received_at", limit, offset);
   }
 
   /** The newest message that carried a confirmation link or code. */

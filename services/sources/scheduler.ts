@@ -1,6 +1,7 @@
 // When sources run: each replica claims due sources under a lease (one replica runs a source at a time), runs
-// them a few at once, and sleeps until the earliest next poll (at most a minute), woken at once by a create or
-// resume here. A replica that dies mid-run leaves its lease to expire (leaseTtlSec); stop() awaits runs in flight.
+// them a few at once, and sleeps until the earliest next poll (at most maxSleepMs: TROVE_SOURCES_TICK_MS), woken at
+// once by a create or resume here. A replica that dies mid-run leaves its lease to expire (leaseTtlSec); stop()
+// awaits the scheduler's runs in flight and, for at most stopGraceMs, the first polls that creates run here.
 import { nowSeconds } from "@trove/db";
 import { Pump } from "@trove/host";
 import type { Logger } from "@trove/log";
@@ -17,15 +18,23 @@ export interface SchedulerOptions {
   concurrency: number;
   /** The longest sleep between looks at the table (other replicas' creates and resumes are seen by then). */
   maxSleepMs: number;
+  /** How long stop() waits for creates' first polls still running (beyond it, their leases expire as a dead replica's). */
+  stopGraceMs: number;
   log: Logger;
 }
 
 export const defaultLeaseTtlSec = 300;
+/** Sources one replica runs at once. */
+export const defaultConcurrency = 4;
+/** A first poll is bounded by its fetch (20 s) and parse (10 s) deadlines; stop waits that long for one. */
+export const defaultStopGraceMs = 30_000;
 
 export class Scheduler {
   private readonly pump: Pump;
   /** Unstarted (tests driving runDue), a wake does nothing. */
   private started = false;
+  /** Creates' first polls running here (runLeased), which stop() waits for. */
+  private readonly firstPolls = new Set<Promise<unknown>>();
 
   constructor(
     private readonly leases: LeasesRepository,
@@ -45,8 +54,8 @@ export class Scheduler {
     if (this.started) this.pump.poke();
   }
 
-  stop(): Promise<void> {
-    return this.pump.stop();
+  async stop(): Promise<void> {
+    await Promise.all([this.pump.stop(), this.firstPollsDone()]);
   }
 
   /** Claims and runs every source due at `now`; answers how many ran. Tests drive it with a later clock. */
@@ -66,9 +75,27 @@ export class Scheduler {
     return { owner: this.opts.owner, until: now + this.opts.leaseTtlSec };
   }
 
-  /** Runs a source created under leaseFor() now (its first poll, answered by the create). */
-  runLeased(row: SourceRow): Promise<RunReport> {
-    return this.runner.run(row, nowSeconds());
+  /**
+   * Runs a source created under leaseFor() now (its first poll, answered by the create), then `after` (the create
+   * reads the source back). stop() waits for both, so a stopping replica does not close the database under them.
+   */
+  runLeased<T>(row: SourceRow, after: (report: RunReport) => Promise<T>): Promise<T> {
+    const work = this.runner.run(row, nowSeconds()).then(after);
+    this.firstPolls.add(work);
+    work.then(
+      () => this.firstPolls.delete(work),
+      () => this.firstPolls.delete(work),
+    );
+    return work;
+  }
+
+  private async firstPollsDone(): Promise<void> {
+    if (this.firstPolls.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), this.opts.stopGraceMs)));
+    const outcome = await Promise.race([Promise.allSettled([...this.firstPolls]), grace]);
+    clearTimeout(timer);
+    if (outcome === "late") this.opts.log.warn({ running: this.firstPolls.size }, "stopping with first polls still running; their leases will expire");
   }
 
   private async tick(): Promise<number> {

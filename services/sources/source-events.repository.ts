@@ -2,6 +2,7 @@
 // newest first. Rows go with their source.
 import type { Kysely } from "kysely";
 import { newId } from "@trove/db";
+import { newestFirstPage } from "./page.ts";
 
 export type SourceEventType = "created" | "run" | "error" | "paused" | "resumed" | "settings_changed" | "message";
 
@@ -47,10 +48,6 @@ export class SourceEventsRepository {
 
   async list(accountId: string, sourceId: string, limit: number, offset: number): Promise<{ rows: SourceEventRow[]; count: number }> {
     const base = this.db.selectFrom(table).where("account_id", "=", accountId).where("source_id", "=", sourceId);
-    const [rows, total] = await Promise.all([
-      base.selectAll().orderBy("at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute(),
-      base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-    ]);
-    return { rows: rows as SourceEventRow[], count: Number(total.n) };
+    return newestFirstPage<SourceEventRow>(base, "at", limit, offset);
   }
 }

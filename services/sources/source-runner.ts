@@ -50,6 +50,7 @@ export class SourceRunner {
     private readonly events: SourceEventsRepository,
     private readonly poller: FeedPoller,
     private readonly addr: FeedAddresses,
+    /** This replica's lease owner name, also recorded in each run's event (`detail.replica`). */
     private readonly owner: string,
     private readonly log: Logger,
   ) {}
@@ -78,7 +79,7 @@ export class SourceRunner {
       return { status: "failed", itemsAdded: result.itemsAdded, entriesSeen: result.entriesSeen, error: result.stoppedBy };
     }
     const kept = await this.finish(row, { now, ok: true, lastError: null, consecutiveFailures: 0, nextPollAt: now + every, itemsAdded: result.itemsAdded, cursors: result.cursors, name });
-    const detail = { entriesSeen: result.entriesSeen, ...(result.notModified ? { notModified: true } : {}), ...(result.skipped ? { skipped: result.skipped } : {}) };
+    const detail = { entriesSeen: result.entriesSeen, replica: this.owner, ...(result.notModified ? { notModified: true } : {}), ...(result.skipped ? { skipped: result.skipped } : {}) };
     if (kept) await this.events.add(row.account_id, row.id, { type: "run", at: now, itemsAdded: result.itemsAdded, detail });
     return { status: "ok", itemsAdded: result.itemsAdded, entriesSeen: result.entriesSeen };
   }
@@ -88,7 +89,7 @@ export class SourceRunner {
     const every = row.poll_every_min * 60;
     const backoff = Math.min(every * 2 ** failures, Math.max(maxBackoffSec, every));
     const kept = await this.finish(row, { now, ok: false, lastError: message, consecutiveFailures: failures, nextPollAt: now + backoff, itemsAdded, cursors, name });
-    if (kept) await this.events.add(row.account_id, row.id, { type: "error", at: now, itemsAdded, message, detail: { entriesSeen, consecutiveFailures: failures } });
+    if (kept) await this.events.add(row.account_id, row.id, { type: "error", at: now, itemsAdded, message, detail: { entriesSeen, consecutiveFailures: failures, replica: this.owner } });
   }
 
   /** Records the run; false when the lease was lost (expired and taken over, or the source deleted): no event then. */

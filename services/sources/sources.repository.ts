@@ -1,6 +1,7 @@
 // Every query of sources. Kysely only; the owner's account id is part of every signature that touches one source.
 import { sql, type Kysely } from "kysely";
 import type { SourceType } from "@trove/contracts";
+import { newestFirstPage } from "./page.ts";
 
 export type SourceStatus = "syncing" | "paused";
 
@@ -110,11 +111,7 @@ export class SourcesRepository {
   async list(accountId: string, q: { type?: SourceType; limit: number; offset: number }): Promise<{ rows: SourceRow[]; count: number }> {
     let base = this.db.selectFrom(table).where("account_id", "=", accountId);
     if (q.type) base = base.where("type", "=", q.type);
-    const [rows, total] = await Promise.all([
-      base.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(q.limit).offset(q.offset).execute(),
-      base.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-    ]);
-    return { rows: rows as SourceRow[], count: Number(total.n) };
+    return newestFirstPage<SourceRow>(base, "created_at", q.limit, q.offset);
   }
 
   /** Every source of the account of these types, oldest first (an OPML export). */

@@ -35,7 +35,8 @@ export interface SourcesOptions {
 /** What runs sources: the first poll a create answers with, discovery of a site's feed, the SSRF check of a feed URL. */
 export interface SourcePolling {
   leaseFor(now: number): { owner: string; until: number };
-  runLeased(row: SourceRow): Promise<RunReport>;
+  /** Runs the first poll of a source leased by leaseFor(); answers its report and the source as it then is. */
+  firstPoll(row: SourceRow): Promise<{ report: RunReport; row: SourceRow }>;
   /** A source became due (resumed): the scheduler looks now. */
   wake(): void;
   discover(site: string): Promise<string>;
@@ -83,8 +84,8 @@ export class SourcesService {
     const { row, created } = await this.register(caller, body, { firstPollHere: true });
     if (!created) return { source: sourceOf(row), existing: true };
     if (row.type === "email_inbox") return { source: sourceOf(row), existing: false };
-    const initialRun = await this.polling.runLeased(row);
-    return { source: sourceOf((await this.repo.get(caller.accountId, row.id)) ?? row), existing: false, initialRun };
+    const first = await this.polling.firstPoll(row);
+    return { source: sourceOf(first.row), existing: false, initialRun: first.report };
   }
 
   /**
