@@ -123,6 +123,9 @@ describe("feed formats", () => {
     const video = (await call(`/api/items/${items[0]!.id}`)).body;
     expect(video.contentMarkdown).toContain("We cut the legs.");
     expect(video.contentMarkdown).toContain("https://i.ytimg.com/vi/vid1/hqdefault.jpg");
+    // The thumbnail is the item's media too (a web capture of its https address).
+    const media = (await call(`/api/items/${items[0]!.id}/media`)).body.media as { kind: string; url: string }[];
+    expect(media.map((m) => [m.kind, m.url])).toContainEqual(["web", "https://i.ytimg.com/vi/vid1/hqdefault.jpg"]);
   });
 
   test("X articles through the operator's RSS bridge template", async () => {
