@@ -3,13 +3,13 @@
 // What a user sees: the feed's requests, the sources' events (a run's `detail.replica` names the replica that ran it)
 // and the answers of the API.
 //
-// "No third fetch" without sleeping: after a round, probe sources are made due and their answers held until more
-// requests wait at once than one replica runs at once (defaultConcurrency: a replica awaits a batch before claiming
-// the next). Both replicas have then claimed after the round, so every scheduler pass either began before has
-// finished its fetches; the counts read after that are final for the round.
+// Both replicas take part, shown without timing: a replica awaits the runs it claimed before it claims again. Two
+// sources are made due one after the other, the first one's feed answer held: the replica running it cannot claim
+// the second, so the other replica does, and both answers wait at the gate. "No third fetch" without sleeping: after
+// the round, two probe sources are made due the same way, so both replicas have claimed again after the round and
+// every scheduler pass that began before has finished its fetches; the counts read after that are final.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { aliceKey, backingServices, eventually, launchDistributed, waitForHealth, type Backing, type Topology } from "@trove/testing";
-import { defaultConcurrency } from "../../services/sources/scheduler.ts";
 import { feedServer, rss2 } from "../../services/sources/test/feeds.ts";
 
 const backing = await backingServices();
@@ -22,10 +22,7 @@ const call = async (url: string, path: string, init: { json?: unknown } = {}) =>
   return { status: res.status, body: text ? (JSON.parse(text) as any) : null };
 };
 
-/**
- * Holds feed answers until `n` requests wait at once, then answers them and every later one at once. With
- * n > defaultConcurrency, the requests held come from both replicas.
- */
+/** Holds feed answers until `n` requests wait at once, then answers them and every later one at once. */
 function gate(n: number) {
   const waiting: (() => void)[] = [];
   let open = false;
@@ -84,7 +81,7 @@ if ("skip" in backing) {
   describe(`two sources processes over NATS and PostgreSQL (${b.how})`, () => {
     test("polling with two sources-service processes over NATS polls each source exactly once per interval", async () => {
       const paths = Array.from({ length: 20 }, (_, i) => `/round/${i}.xml`);
-      const probePaths = Array.from({ length: 2 * defaultConcurrency }, (_, i) => `/probe/${i}.xml`);
+      const probePaths = ["/probe/0.xml", "/probe/1.xml"];
       // Both replicas serve (the second starts after the first is healthy): creates until each has answered one,
       // its first poll's run event naming it (a replica serves creates only once its scheduler runs).
       const warmedBy = new Set<unknown>();
@@ -97,18 +94,27 @@ if ("skip" in backing) {
       // Each create runs the source's first poll before answering: one request each.
       const ids = await Promise.all(paths.map(create));
       const probes = await Promise.all(probePaths.map(create));
-      expect([...paths, ...probePaths].map((p) => feeds.hits(p))).toEqual(Array(28).fill(1));
+      expect([...paths, ...probePaths].map((p) => feeds.hits(p))).toEqual(Array(22).fill(1));
       await pauseAll([...ids, ...probes]);
 
-      // Every source due at once (their interval is an hour): the two replicas share them.
-      held = gate(defaultConcurrency + 1);
-      await resumeAll(ids);
+      /** Makes two sources due one after the other while the first one's answer is held: one run per replica. */
+      const onePerReplica = async ([a, b]: string[], [pathA, pathB]: string[]) => {
+        held = gate(2);
+        await resumeAll([a!]);
+        await eventually(() => feeds.hits(pathA!) === 2, 30_000);
+        await resumeAll([b!]);
+        await eventually(() => feeds.hits(pathB!) === 2, 30_000);
+        held = null;
+      };
+
+      // The round: two sources one per replica, then the other 18 due at once (their interval is an hour).
+      await onePerReplica(ids, paths);
+      await resumeAll(ids.slice(2));
       await eventually(() => paths.every((p) => feeds.hits(p) >= 2), 60_000);
       await eventually(async () => (await Promise.all(ids.map(sinceResume))).every((e) => e.some((x) => x.type === "run")), 30_000);
 
-      // The barrier: both replicas claim probes after the round; their earlier passes have finished fetching.
-      held = gate(defaultConcurrency + 1);
-      await resumeAll(probes);
+      // The barrier: both replicas claim a probe after the round; their earlier passes have finished fetching.
+      await onePerReplica(probes, probePaths);
       await eventually(async () => (await Promise.all(probes.map(sinceResume))).every((e) => e.some((x) => x.type === "run")), 60_000);
       const probeReplicas = new Set((await Promise.all(probes.map(sinceResume))).flat().map((e) => e.detail.replica));
       expect(probeReplicas.size).toBe(2);
