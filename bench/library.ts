@@ -151,7 +151,8 @@ export function typicalItem(items: SavedItem[]): SavedItem {
   return candidates.reduce((best, x) => (Math.abs(x.contentSize - median) < Math.abs(best.contentSize - median) ? x : best));
 }
 
-async function columnsOf(db: Db, table: string): Promise<string[]> {
+/** The columns of an items.* table, in order (so copies in SQL survive schema changes). */
+export async function columnsOf(db: Db, table: string): Promise<string[]> {
   const rows = await query<{ column_name: string }>(db, `select column_name from information_schema.columns
     where table_schema = 'items' and table_name = $1 order by ordinal_position`, [table]);
   return rows.map((r) => r.column_name);
