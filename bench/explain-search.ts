@@ -24,7 +24,7 @@ for (const q of process.argv.slice(2)) {
     const client = await pool.connect();
     try {
       await client.query("begin");
-      await client.query("select set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)");
+      await client.query("select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)");
       const plan = await client.query(`explain (analyze, buffers) ${s.sql}`, s.parameters as unknown[]);
       await client.query("rollback");
       console.log(plan.rows.map((r) => r["QUERY PLAN"]).join("\n"), "\n");

@@ -37,7 +37,8 @@ const machine = await machineLine();
 const backing = await backingServices();
 if ("skip" in backing) throw new Error(`bench needs PostgreSQL and NATS: ${backing.skip}`);
 const b: Backing = backing;
-const troveEnv = { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "warn", TROVE_VALIDATE_RESPONSES: "0", TROVE_INGEST_WAIT_MS: "60000" };
+// Semantic search off: its start-up backfill would embed the whole library beside the measurements.
+const troveEnv = { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "warn", TROVE_VALIDATE_RESPONSES: "0", TROVE_INGEST_WAIT_MS: "60000", TROVE_SEMANTIC: "off" };
 
 const noteWords = [
   "quarterly", "archive", "seminar", "budget", "draft", "garden", "interview", "lecture", "migration", "podcast",

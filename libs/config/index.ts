@@ -35,6 +35,8 @@ export interface Config {
   semantic: boolean;
   /** How long one embedding task (a batch of chunks, or a query) may run in its worker. */
   embedTimeoutMs: number;
+  /** Lexical search: past this many matches only the newest this many are ranked, the rest follow newest first. */
+  searchRanked: number;
   /** Seconds before attempts 2..5 of a webhook delivery (fewer values: fewer attempts). */
   webhookRetryDelays: number[];
   webhookDisableAfter: number;
@@ -193,6 +195,7 @@ export function parseConfig(env: Env): Config {
     extractTimeoutMs: int(env, "TROVE_EXTRACT_TIMEOUT_MS", 15_000, 1, 600_000),
     semantic: onOff(env, "TROVE_SEMANTIC", true),
     embedTimeoutMs: int(env, "TROVE_EMBED_TIMEOUT_MS", 30_000, 1, 600_000),
+    searchRanked: int(env, "TROVE_SEARCH_RANKED", 1_000, 1, 100_000),
     validateResponses: flag(env, "TROVE_VALIDATE_RESPONSES"),
     webhookRetryDelays: seconds(env, "TROVE_WEBHOOK_RETRY_DELAYS", [60, 300, 900, 3600], 4),
     webhookDisableAfter: int(env, "TROVE_WEBHOOK_DISABLE_AFTER", 20, 1),

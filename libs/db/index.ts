@@ -3,3 +3,4 @@ export { migrateSchema } from "./migrate.ts";
 export { lockDataDir, DataDirLockedError } from "./lock.ts";
 export { nowSeconds, nowMillis, newId } from "./ids.ts";
 export { compileOnce } from "./compiled.ts";
+export { planEachTimeMarker } from "./prepared.ts";

@@ -5,6 +5,11 @@ import type pg from "pg";
 
 const maxNamedPerConnection = 500;
 const preparable = /^\s*(select|insert|update|delete|with)\b/i;
+/**
+ * Marks a statement to be planned for its values each time (`.modifyFront(planEachTime)`): a generic plan cannot
+ * fold a parameter into a constant (a set of 30,000 ids to hash, a tsquery built once), and tests it per row.
+ */
+export const planEachTimeMarker = "/* plan each time */";
 
 interface KyselyClient {
   query(sql: string, params: readonly unknown[]): Promise<pg.QueryResult>;
@@ -20,7 +25,7 @@ function wrap(client: pg.PoolClient): KyselyClient {
   return {
     async query(text, params) {
       let name = statements.get(text);
-      if (!name && statements.size < maxNamedPerConnection && preparable.test(text)) {
+      if (!name && statements.size < maxNamedPerConnection && preparable.test(text) && !text.includes(planEachTimeMarker)) {
         name = `trove_${statements.size}`;
         statements.set(text, name);
       }

@@ -38,8 +38,8 @@ export const searchConsumerName = "search-items";
 export const embedConsumerName = "embed-items";
 
 /** The items' search engine and index upkeep on a database (also what `bun run search:reindex` runs). */
-export function itemsSearchIndex(db: Kysely<any>) {
-  const engine = new PostgresSearchEngine(db, { table: "items.search_docs", fuzzyColumns: { title: "title_fold", url: "url_fold" }, statusColumn: "status" });
+export function itemsSearchIndex(db: Kysely<any>, opts: { maxRanked?: number } = {}) {
+  const engine = new PostgresSearchEngine(db, { table: "items.search_docs", fuzzyColumns: { title: "title_fold", url: "url_fold" }, statusColumn: "status", ...opts });
   const docs = new SearchDocsRepository(db);
   return { engine, docs, indexer: new SearchIndexer(engine, docs) };
 }
@@ -74,7 +74,7 @@ export const itemsService: ServiceModule = {
       rt.log,
     );
     const changes = new ChangesService(itemsRepo, eventLog, relay, tags, collections);
-    const { engine, docs, indexer: searchIndex } = itemsSearchIndex(db);
+    const { engine, docs, indexer: searchIndex } = itemsSearchIndex(db, { maxRanked: rt.config.searchRanked });
     // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer, embedded on the worker pool.
     const semantic = await startSemanticIndex(rt, {
       consumer: {

@@ -32,8 +32,8 @@ export const noteSearchConsumerName = "search-notes";
 export const noteEmbedConsumerName = "embed-notes";
 
 /** The notes' search engine and index upkeep on a database (also what `bun run search:reindex` runs). */
-export function notesSearchIndex(db: Kysely<any>, semantic?: SemanticSearch) {
-  const engine = new PostgresSearchEngine(db, { table: "notes.search_docs", fuzzyColumns: { title: "title_fold" } });
+export function notesSearchIndex(db: Kysely<any>, semantic?: SemanticSearch, opts: { maxRanked?: number } = {}) {
+  const engine = new PostgresSearchEngine(db, { table: "notes.search_docs", fuzzyColumns: { title: "title_fold" }, ...opts });
   const repo = new NotesRepository(db);
   return { engine, indexer: new NoteSearchIndexer(engine, repo), search: new NoteSearch(engine, repo, new SemanticNoteSearch(semantic, repo)) };
 }
@@ -62,7 +62,7 @@ export const notesService: ServiceModule = {
       sourceTable: "notes.notes",
       bodyColumn: "body",
     });
-    const index = notesSearchIndex(db, semantic?.search);
+    const index = notesSearchIndex(db, semantic?.search, { maxRanked: rt.config.searchRanked });
     const domain = { notes, links, projects, context, exporter, brief: new BriefService(new BriefRepository(db), projects), search: index.search, crossSearch: new CrossSearch(index.search, projects, rt.bus) };
     const subs = serveOperations(rt.bus, "notes", notesEndpoints(domain), rt.log);
     // For GET /api/items/:id: which notes link an item.
