@@ -38,7 +38,15 @@ const backing = await backingServices();
 if ("skip" in backing) throw new Error(`bench needs PostgreSQL and NATS: ${backing.skip}`);
 const b: Backing = backing;
 // Semantic search off: its start-up backfill would embed the whole library beside the measurements.
-const troveEnv = { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "warn", TROVE_VALIDATE_RESPONSES: "0", TROVE_INGEST_WAIT_MS: "60000", TROVE_SEMANTIC: "off" };
+// TROVE_SEARCH_RANKED passes through, to measure another ranking depth.
+const troveEnv: Record<string, string> = {
+  TROVE_RATE_LIMIT: "100000000",
+  LOG_LEVEL: "warn",
+  TROVE_VALIDATE_RESPONSES: "0",
+  TROVE_INGEST_WAIT_MS: "60000",
+  TROVE_SEMANTIC: "off",
+  ...(process.env.TROVE_SEARCH_RANKED ? { TROVE_SEARCH_RANKED: process.env.TROVE_SEARCH_RANKED } : {}),
+};
 
 const noteWords = [
   "quarterly", "archive", "seminar", "budget", "draft", "garden", "interview", "lecture", "migration", "podcast",

@@ -1,4 +1,5 @@
-// Scratch: times engine.query on a kept library (DATABASE_URL), per statement.
+// `DATABASE_URL=<a kept library> bun bench/time-engine.ts <q>...`: p50/p95 of the items search engine alone (25 runs
+// each) and the last run's statements with their durations, to see where a query's time goes.
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { PostgresSearchEngine } from "../libs/search/index.ts";

@@ -153,19 +153,19 @@ export class PostgresSearchEngine implements SearchEngine {
     let rows: Record<string, unknown>[] = [];
     let matchIds: string[] | null = null;
     if (offset < maxRanked) {
-      const newest = (await base()
-        .where(fts)
-        .select(["sd.id", sql<number>`count(*) over ()`.as("n")])
-        .orderBy(newestFirst)
-        .limit(maxRanked)
-        .execute()) as { id: string; n: number | string }[];
-      count = newest.length > 0 ? Number(newest[0]!.n) : 0;
-      const ids = newest.map((r) => r.id);
-      if (ids.length < maxRanked) matchIds = ids;
-      if (offset < ids.length) {
+      // One row back (the ids comma-joined): a thousand rows cost the client more to read than the scan.
+      const newest = base().where(fts).select(["sd.id", sql<number>`count(*) over ()`.as("n")]).orderBy(newestFirst).limit(maxRanked);
+      const found = (await db
+        .selectFrom(newest.as("m"))
+        .select([sql<string | null>`max(m.n)`.as("n"), sql<string | null>`string_agg(m.id, ',')`.as("ids")])
+        .executeTakeFirstOrThrow()) as { n: string | number | null; ids: string | null };
+      count = Number(found.n ?? 0);
+      const ids = found.ids ?? "";
+      if (count < maxRanked) matchIds = ids === "" ? [] : ids.split(",");
+      if (offset < Math.min(count, maxRanked)) {
         const page = db
           .selectFrom(sql`${this.table}`.as("sd"))
-          .where(sql<boolean>`sd.id = any(${ids}::text[])`)
+          .where(sql<boolean>`sd.id = any(string_to_array(${ids}::text, ','))`)
           .select(columns(rankOf, sql<boolean>`true`))
           .orderBy("score", "desc")
           .orderBy("sd.id", "desc")
