@@ -189,17 +189,15 @@ export class SemanticSearch {
     const goal = Math.min(want, maxSemanticDocs);
     for (let k = Math.min(maxCandidateChunks, Math.max(64, goal * 4)); ; k = Math.min(maxCandidateChunks, k * 2)) {
       const { chunks, exhausted } = await this.store.nearest(accountId, query, this.embedder.id, k, restrict);
-      const best = new Map<string, SemanticHit>();
-      let belowFloor = false;
-      for (const c of chunks) {
-        if (c.score < minSimilarity) {
-          belowFloor = true;
-          break;
-        }
-        if (!best.has(c.id)) best.set(c.id, { id: c.id, score: c.score, chunk: c.chunk });
-      }
+      const { hits, belowFloor } = documentsOf(chunks, goal);
       // Done when enough documents, when the floor was reached, when the store had no more, or at the bound.
-      if (best.size >= goal || belowFloor || exhausted || k >= maxCandidateChunks) return [...best.values()].slice(0, goal);
+      if (hits.length >= goal || belowFloor || exhausted) return hits;
+      if (k >= maxCandidateChunks) {
+        // A filter passed too few of the nearest chunks (a rare tag, near-duplicates crowding the top): where the
+        // store cannot filter inside its scan, scan the filtered documents alone.
+        if (!restrict || !this.store.nearestWithin) return hits;
+        return documentsOf((await this.store.nearestWithin(accountId, query, this.embedder.id, k, restrict)).chunks, goal).hits;
+      }
     }
   }
 
@@ -263,4 +261,14 @@ export async function startSemanticIndex(rt: SemanticRuntime, o: SemanticIndexOp
       await store.stop();
     },
   };
+}
+
+/** The documents of chunks (best first), each at its best chunk, down to minSimilarity, at most `goal`. */
+function documentsOf(chunks: { id: string; chunk: number; score: number }[], goal: number): { hits: SemanticHit[]; belowFloor: boolean } {
+  const best = new Map<string, SemanticHit>();
+  for (const c of chunks) {
+    if (c.score < minSimilarity) return { hits: [...best.values()].slice(0, goal), belowFloor: true };
+    if (!best.has(c.id)) best.set(c.id, { id: c.id, score: c.score, chunk: c.chunk });
+  }
+  return { hits: [...best.values()].slice(0, goal), belowFloor: false };
 }

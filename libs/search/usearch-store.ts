@@ -119,6 +119,17 @@ export class UsearchStore implements VectorStore {
     return { chunks: hits.filter((h) => allowed.has(h.id)), exhausted };
   }
 
+  async nearestWithin(accountId: string, query: Float32Array, model: string, k: number, restrict: Restriction): Promise<Nearest> {
+    if (!this.loaded) throw new AppError("semantic_unavailable", "semantic search is not available yet: the vector cache is loading");
+    if (model !== this.model) return { chunks: [], exhausted: true };
+    const only = await this.rows.selected(restrict);
+    if (only.length === 0) return { chunks: [], exhausted: true };
+    const out = await this.ask({ op: "search", req: 0, accountId, query, k, only });
+    if ("error" in out) throw new AppError("semantic_unavailable", `semantic search failed: ${out.error}`);
+    if (!("ids" in out)) return { chunks: [], exhausted: true };
+    return { chunks: out.ids.map((id, i) => ({ id, chunk: out.chunks[i]!, score: out.scores[i]! })), exhausted: out.ids.length < k };
+  }
+
   /** Vectors and bytes the thread holds (benchmarks report memory). */
   async stats(): Promise<{ vectors: number; bytes: number }> {
     const out = await this.ask({ op: "stats", req: 0 });

@@ -8,7 +8,8 @@ declare const self: Worker;
 export type WorkerIn =
   | { op: "put"; accountId: string; id: string; chunks: number[]; vectors: Float32Array; dims: number }
   | { op: "remove"; accountId: string; ids: string[] }
-  | { op: "search"; req: number; accountId: string; query: Float32Array; k: number }
+  /** `only`: search these documents' chunks alone (gathered into a scratch array first). */
+  | { op: "search"; req: number; accountId: string; query: Float32Array; k: number; only?: string[] }
   | { op: "stats"; req: number };
 
 export type WorkerOut =
@@ -82,8 +83,25 @@ function put(m: Extract<WorkerIn, { op: "put" }>) {
   flat.slots.set(m.id, slots);
 }
 
+/** The documents' chunks copied out of the account's array, in a Flat of their own (slot maps left empty). */
+function subset(flat: Flat, ids: string[]): Flat {
+  let n = 0;
+  for (const id of ids) n += flat.slots.get(id)?.length ?? 0;
+  const out: Flat = { dims: flat.dims, data: new Int8Array(n * flat.dims), size: 0, ids: [], chunks: [], slots: new Map() };
+  for (const id of ids) {
+    for (const slot of flat.slots.get(id) ?? []) {
+      out.data.set(flat.data.subarray(slot * flat.dims, (slot + 1) * flat.dims), out.size * flat.dims);
+      out.ids.push(id);
+      out.chunks.push(flat.chunks[slot]!);
+      out.size++;
+    }
+  }
+  return out;
+}
+
 function search(m: Extract<WorkerIn, { op: "search" }>): WorkerOut {
-  const flat = accounts.get(m.accountId);
+  const whole = accounts.get(m.accountId);
+  const flat = whole && m.only ? subset(whole, m.only) : whole;
   const k = Math.min(m.k, flat?.size ?? 0);
   if (!flat || k === 0) return { req: m.req, ids: [], chunks: [], scores: [] };
   const query = new Int8Array(flat.dims);

@@ -57,6 +57,12 @@ export interface VectorStore {
    * `exhausted`: the account has no chunk past these.
    */
   nearest(accountId: string, query: Float32Array, model: string, k: number, restrict?: Restriction): Promise<Nearest>;
+  /**
+   * The `k` chunks nearest `query` among the documents `restrict` selects only: for a filter that the widening
+   * `nearest` could not get past (its nearest chunks all filtered out). Absent where `nearest` already filters
+   * inside its scan (pgvector).
+   */
+  nearestWithin?(accountId: string, query: Float32Array, model: string, k: number, restrict: Restriction): Promise<Nearest>;
   /** The stored text of some chunks, keyed `id:chunk`. */
   texts(accountId: string, chunks: { id: string; chunk: number }[]): Promise<Map<string, string>>;
   /** Documents of `sourceTable` (id, account_id) with no vectors by `model`/`dims`, in id order after `afterId`. */
@@ -159,6 +165,12 @@ export class VectorRows {
   }
 
   /** Which of `ids` the restriction (the caller's filters and scope) lets through. */
+  /** Every id the restriction selects (comma-joined in one row: a text[] of many ids is slow to parse). */
+  async selected(restrict: Restriction): Promise<string[]> {
+    const row = (await this.db.selectFrom(restrict.as("r")).select(sql<string | null>`string_agg(r.id, ',')`.as("ids")).executeTakeFirst()) as { ids: string | null } | undefined;
+    return row?.ids ? row.ids.split(",") : [];
+  }
+
   async allowed(restrict: Restriction, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.db.selectFrom(restrict.as("r")).select("r.id").where(sql<boolean>`r.id = any(${ids}::text[])`).execute();
