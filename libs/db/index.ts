@@ -4,3 +4,4 @@ export { lockDataDir, DataDirLockedError } from "./lock.ts";
 export { nowSeconds, nowMillis, newId } from "./ids.ts";
 export { compileOnce } from "./compiled.ts";
 export { planEachTimeMarker } from "./prepared.ts";
+export { maintainOnce, startMaintenance, maintenanceEveryMs } from "./maintenance.ts";

@@ -2,7 +2,7 @@
 // by them, a health subject per service, and a graceful stop on SIGTERM/SIGINT.
 import { ConfigError, config as loadConfig, type Config } from "@trove/config";
 import { openBus, type Bus } from "@trove/bus";
-import { migrateSchema, openDatabase, type Database } from "@trove/db";
+import { migrateSchema, openDatabase, startMaintenance, type Database } from "@trove/db";
 import { createLogger, flushLogs, type Logger } from "@trove/log";
 import { openBlobs } from "@trove/blobs";
 import type { Resolver } from "@trove/webfetch";
@@ -50,6 +50,8 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
     await database.close().catch(() => {});
     throw err;
   }
+  // PGlite has no autovacuum: the embedded process vacuums for itself (libs/db/maintenance.ts).
+  const maintenance = database.kind === "pglite" ? startMaintenance(database.db, log.child({ task: "vacuum" })) : undefined;
   // Health answers only once every operation is served, so "ok" means ready.
   const healthSubs = modules.map((m) =>
     bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy() })),
@@ -61,6 +63,7 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
     stop: () =>
       (stopping ??= (async () => {
         for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
+        await maintenance?.stop();
         for (const s of healthSubs) await s.stop().catch(() => {});
         // After the services: a stopping service may still be waiting on a task.
         await workers.close();
