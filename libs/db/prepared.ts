@@ -6,8 +6,9 @@ import type pg from "pg";
 const maxNamedPerConnection = 500;
 const preparable = /^\s*(select|insert|update|delete|with)\b/i;
 /**
- * Marks a statement to be planned for its values each time (`.modifyFront(planEachTime)`): a generic plan cannot
- * fold a parameter into a constant (a set of 30,000 ids to hash, a tsquery built once), and tests it per row.
+ * Marks a statement to be planned for its values each time (`.modifyFront(sql.raw(planEachTimeMarker))`): a
+ * generic plan cannot fold a parameter into a constant (a set of 30,000 ids to hash, a tsquery built once), and
+ * tests it per row.
  */
 export const planEachTimeMarker = "/* plan each time */";
 

@@ -328,9 +328,9 @@ export class ItemsRepository {
    */
   async list(accountId: string, f: ItemFilter, page: Page, contentBudget: number | null): Promise<{ rows: ItemRow[]; total: number }> {
     // Narrowed by the search index: the matching ids first, from its GIN index alone (a scan, or a probe per item,
-    // would detoast every document); the list itself is planned as usual.
-    // They travel as one text (a text[] of 30,000 ids costs more to parse and send back than the list takes), and
-    // the list is planned for them each time, so the set is one constant, hashed.
+    // would detoast every document); the list itself is planned as usual, for that set each time (unprepared), so
+    // the set is one constant, hashed. The ids travel as one text: a text[] of 30,000 ids costs more to parse and
+    // send back than the list takes.
     let once = (qb: Q) => qb;
     if (f.q) {
       const matching = documentsMatching("items.search_docs", accountId, f.q);
