@@ -234,6 +234,9 @@ export class PostgresSearchEngine implements SearchEngine {
   }
 }
 
+/** Memory a search statement may sort and count in before spilling to disk (per sort or window, not per connection). */
+const searchWorkMem = "32MB";
+
 /**
  * Runs fn in a transaction whose statements take indexes over sequential scans: a search index's `@@` is answered
  * by its GIN index alone, where a sequential scan would detoast every document (the planner does not count that
@@ -247,8 +250,11 @@ export async function withIndexPlans<T>(db: Kysely<any>, fn: (trx: Kysely<any>) 
     // scans remain. Costs with sequential scans off pass the JIT threshold, and parallel workers take longer to
     // start on a small machine than these scans take: both off. Custom plans always: the pool prepares statements
     // (libs/db/prepared.ts), and a generic plan builds the tsquery from its parameters again for every row.
+    // work_mem: the count over every match (a window over up to the whole library) spilled to disk past the
+    // default 4 MB: 100,000 matches took 72 ms instead of 53.
     await sql`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true), set_config('jit', 'off', true),
-      set_config('max_parallel_workers_per_gather', '0', true), set_config('plan_cache_mode', 'force_custom_plan', true)`.execute(trx);
+      set_config('max_parallel_workers_per_gather', '0', true), set_config('plan_cache_mode', 'force_custom_plan', true),
+      set_config('work_mem', ${searchWorkMem}, true)`.execute(trx);
     return fn(trx);
   };
   return db.isTransaction ? run(db) : db.transaction().execute(run);

@@ -12,6 +12,7 @@ import { ChangesService } from "./changes.service.ts";
 import { ConnectedNotes } from "./connected-notes.ts";
 import { itemsEndpoints } from "./endpoints.ts";
 import { EventLogRepository } from "./event-log.repository.ts";
+import { ListCountsRepository } from "./list-counts.repository.ts";
 import { HighlightsRepository } from "./highlights.repository.ts";
 import { HighlightsService } from "./highlights.service.ts";
 import { IngestService } from "./ingest.service.ts";
@@ -52,6 +53,7 @@ export const itemsService: ServiceModule = {
     const eventLog = new EventLogRepository(db);
     const relay = new EventRelay(eventLog, rt.bus, rt.log);
     const itemsRepo = new ItemsRepository(db, () => relay.poke());
+    ListCountsRepository.onFoldError = (err) => rt.log.warn({ err }, "folding list counts failed; they stay exact, the fold is tried again");
     const usage = new UsageService(itemsRepo);
     const tagDeletions = new TagDeletionPublisher(new TagDeletionsRepository(db), rt.bus, rt.log);
     const tags = new TagsService(new TagsRepository(db), itemsRepo, tagDeletions);

@@ -4,6 +4,7 @@ import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } fro
 import type { KeyScope } from "@trove/contracts";
 import { compileOnce, planEachTimeMarker } from "@trove/db";
 import { documentsMatching, withIndexPlans } from "@trove/search";
+import { ListCountsRepository } from "./list-counts.repository.ts";
 
 export interface ItemRow {
   id: string;
@@ -341,9 +342,9 @@ export class ItemsRepository {
       once = (qb: Q) => qb.modifyFront(sql.raw(planEachTimeMarker)) as Q;
     }
     const q = this.filtered(accountId, f);
-    const [listed, count] = await Promise.all([
+    const [listed, total] = await Promise.all([
       once(q).select([...metaColumns, tagList, collectionList]).orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).offset(page.offset).execute(),
-      once(q).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+      this.count(accountId, f, once),
     ]);
     let rows = listed as ItemRow[];
     if (contentBudget !== null && rows.length > 0) {
@@ -353,7 +354,7 @@ export class ItemsRepository {
       rows = rows.slice(0, fit);
       await this.addContents(accountId, rows);
     }
-    return { rows, total: count.n };
+    return { rows, total };
   }
 
   /** Reads the rows' structured content and Markdown into them. */
@@ -370,8 +371,11 @@ export class ItemsRepository {
     }
   }
 
-  async count(accountId: string, f: ItemFilter): Promise<number> {
-    const row = await this.filtered(accountId, f).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  /** The list's count: from the counter rows when they keep this list, else by counting its items. */
+  async count(accountId: string, f: ItemFilter, once = (qb: Q) => qb): Promise<number> {
+    const counted = f.scope ? undefined : await new ListCountsRepository(this.root).count(accountId, f);
+    if (counted !== undefined) return counted;
+    const row = await once(this.filtered(accountId, f)).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
     return row.n;
   }
 

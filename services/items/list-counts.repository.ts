@@ -1,0 +1,74 @@
+// The `count` of the common list pages from the counter rows the triggers of migration 2026-11-27T1000 append
+// (docs/decisions.md, "List counts"): all the account's items, one tag's or one collection's, by status. Any
+// other filter counts the items themselves.
+import { sql, type Kysely } from "kysely";
+import type { ItemFilter } from "./items.repository.ts";
+
+/** Counter rows of one list past which a read folds them into one (a sum of 256 index entries stays well under 1 ms). */
+const foldPast = 256;
+
+export class ListCountsRepository {
+  /** Lists being folded by this process, so a burst of reads starts one fold. */
+  private static readonly folding = new Set<string>();
+  /** Where a failed fold is reported (the service's log); the rows stay as they were, the counts exact. */
+  static onFoldError: (err: unknown) => void = () => {};
+
+  constructor(private readonly db: Kysely<any>) {}
+
+  /**
+   * The count of the list the filter asks for, or undefined when the filter is not one the counters keep:
+   * statuses with at most one tag or one collection, no key scope.
+   */
+  async count(accountId: string, f: ItemFilter): Promise<number | undefined> {
+    const list = this.listOf(accountId, f);
+    if (list === undefined) return undefined;
+    const statuses = f.statuses && f.statuses.length > 0 ? f.statuses : null;
+    const { rows } = await sql<{ n: string | null; parts: string; key: string | null }>`
+      select sum(n) as n, count(*) as parts, min(list) as key from items.list_counts
+      where account_id = ${accountId} and list = (${list})
+        and (${statuses}::text[] is null or status = any(${statuses}::text[]))`.execute(this.db);
+    const row = rows[0]!;
+    if (Number(row.parts) > foldPast && row.key !== null) this.foldLater(accountId, row.key);
+    return Number(row.n ?? 0);
+  }
+
+  /** The list key as SQL, or undefined when the filter needs the items counted. */
+  private listOf(accountId: string, f: ItemFilter) {
+    const { statuses: _statuses, tagSlugs, collectionId, ...rest } = f;
+    const narrowed = Object.values(rest).some((v) => v !== undefined && v !== null && v !== false);
+    const tags = [...new Set(tagSlugs ?? [])];
+    if (narrowed || tags.length > 1 || (tags.length === 1 && collectionId !== undefined)) return undefined;
+    // An unknown tag is no list ('t:' alone matches no row): its count is 0, as its page is empty.
+    if (tags.length === 1) return sql`'t:' || coalesce((select id from items.tags where account_id = ${accountId} and slug = ${tags[0]}), '')`;
+    if (collectionId !== undefined) return sql`${"c:" + collectionId}::text`;
+    return sql`''::text`;
+  }
+
+  /** Folds a list's rows into one per status, after the read that found them many (never on the request path). */
+  private foldLater(accountId: string, list: string): void {
+    const key = `${accountId}\n${list}`;
+    if (ListCountsRepository.folding.has(key)) return;
+    ListCountsRepository.folding.add(key);
+    setTimeout(() => {
+      this.fold(accountId, list)
+        .catch((err) => ListCountsRepository.onFoldError(err))
+        .finally(() => ListCountsRepository.folding.delete(key));
+    }, 0);
+  }
+
+  /**
+   * Replaces a list's rows by their sums, in one statement: rows appended meanwhile are not among those deleted,
+   * and a second fold of the same list (another process) waits for the lock and skips instead of counting twice.
+   */
+  async fold(accountId: string, list: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${accountId}), hashtext(${list})) as ok`.execute(trx);
+      if (!rows[0]?.ok) return;
+      await sql`with gone as (
+          delete from items.list_counts where account_id = ${accountId} and list = ${list} returning status, n
+        )
+        insert into items.list_counts (account_id, list, status, n)
+        select ${accountId}, ${list}, status, sum(n) from gone group by status having sum(n) <> 0`.execute(trx);
+    });
+  }
+}
