@@ -212,7 +212,8 @@ type Row = { label: string; path: string; p50: number; p95: number; count: numbe
 type AtSize = { items: number; reindex?: { items: number; seconds: number }; docsCopied: number; indexMiB: number; docMiB: number; rows: Row[] };
 type Deployment = { saved: number; saveSeconds: number; notes: number; sizes: AtSize[] };
 const results: Partial<Record<"embedded" | "distributed", Deployment>> = {};
-let queries: Queries = [];
+/** BENCH_QUERIES=<the queries' JSON>: these queries instead of ones picked from the library (to compare runs). */
+let queries: Queries = process.env.BENCH_QUERIES ? JSON.parse(process.env.BENCH_QUERIES) : [];
 
 async function measure(base: string, qs: Queries): Promise<Row[]> {
   const enc = encodeURIComponent;

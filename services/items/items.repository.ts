@@ -380,6 +380,7 @@ export class ItemsRepository {
   }
 
   async countByStatus(accountId: string, scope: KeyScope | null): Promise<Record<string, number>> {
+    if (!scope) return new ListCountsRepository(this.root).byStatus(accountId);
     const rows = await this.applyScope(this.db.selectFrom("items.items").where("account_id", "=", accountId), accountId, scope)
       .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
       .groupBy("status")

@@ -32,6 +32,13 @@ export class ListCountsRepository {
     return Number(row.n ?? 0);
   }
 
+  /** The account's items by status (every status with items). */
+  async byStatus(accountId: string): Promise<Record<string, number>> {
+    const { rows } = await sql<{ status: string; n: string }>`
+      select status, sum(n) as n from items.list_counts where account_id = ${accountId} and list = '' group by status having sum(n) <> 0`.execute(this.db);
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
   /** The list key as SQL, or undefined when the filter needs the items counted. */
   private listOf(accountId: string, f: ItemFilter) {
     const { statuses: _statuses, tagSlugs, collectionId, ...rest } = f;

@@ -1,7 +1,7 @@
 // Real: every service in-process (PGlite + the in-process bus, or PostgreSQL + NATS), driven over HTTP.
 // A list page's `count` by status, one tag or one collection comes from counter rows kept by triggers
 // (docs/decisions.md, "List counts"); with any other filter (here `since=0`, which every item passes) the items
-// are counted. Both must agree after every kind of write, sequential and in parallel.
+// are counted. Both must agree after every kind of write, sequential and in parallel; so must `/api/stats`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { articleHtml, bobKey, startTrove, type TestTrove } from "@trove/testing";
@@ -36,6 +36,10 @@ async function expectCountsAgree() {
     const kept = await count(list);
     expect({ list, count: kept }).toEqual({ list, count: await count(`${list}&since=0`) });
   }
+  // The statistics' totals by status come from the same rows.
+  const stats = await (await trove.api("/api/stats")).json();
+  for (const status of ["stashed", "flagged", "archived"]) expect({ status, n: stats.byStatus[status] }).toEqual({ status, n: await count(`status=${status}&since=0`) });
+  expect(stats.total).toBe(await count("status=stashed,flagged,archived&since=0"));
 }
 
 describe("list counts", () => {
