@@ -373,7 +373,7 @@ export class ItemsRepository {
 
   /** The list's count: from the counter rows when they keep this list, else by counting its items. */
   async count(accountId: string, f: ItemFilter, once = (qb: Q) => qb): Promise<number> {
-    const counted = f.scope ? undefined : await new ListCountsRepository(this.root).count(accountId, f);
+    const counted = await new ListCountsRepository(this.root).count(accountId, f);
     if (counted !== undefined) return counted;
     const row = await once(this.filtered(accountId, f)).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
     return row.n;

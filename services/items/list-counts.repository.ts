@@ -17,7 +17,7 @@ export class ListCountsRepository {
 
   /**
    * The count of the list the filter asks for, or undefined when the filter is not one the counters keep:
-   * statuses with at most one tag or one collection, no key scope.
+   * statuses with at most one tag or one collection (the filter's and the key scope's together).
    */
   async count(accountId: string, f: ItemFilter): Promise<number | undefined> {
     const list = this.listOf(accountId, f);
@@ -39,15 +39,32 @@ export class ListCountsRepository {
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
-  /** The list key as SQL, or undefined when the filter needs the items counted. */
+  /**
+   * The list key as SQL, or undefined when the filter needs the items counted. A key scoped to one tag or one
+   * collection lists that tag's or collection's items, so its lists are kept too.
+   */
   private listOf(accountId: string, f: ItemFilter) {
-    const { statuses: _statuses, tagSlugs, collectionId, ...rest } = f;
+    const { statuses: _statuses, tagSlugs, collectionId, scope, ...rest } = f;
     const narrowed = Object.values(rest).some((v) => v !== undefined && v !== null && v !== false);
-    const tags = [...new Set(tagSlugs ?? [])];
-    if (narrowed || tags.length > 1 || (tags.length === 1 && collectionId !== undefined)) return undefined;
+    if (narrowed) return undefined;
+    let tags = [...new Set(tagSlugs ?? [])];
+    let collection = collectionId;
+    if (scope) {
+      const scopeTags = [...new Set(scope.tagSlugs ?? [])];
+      if (scopeTags.length > 1) return undefined;
+      if (scopeTags.length === 1) {
+        if (tags.some((t) => t !== scopeTags[0])) return undefined;
+        tags = scopeTags;
+      }
+      if (scope.collectionId) {
+        if (collection !== undefined && collection !== scope.collectionId) return undefined;
+        collection = scope.collectionId;
+      }
+    }
+    if (tags.length > 1 || (tags.length === 1 && collection !== undefined)) return undefined;
     // An unknown tag is no list ('t:' alone matches no row): its count is 0, as its page is empty.
     if (tags.length === 1) return sql`'t:' || coalesce((select id from items.tags where account_id = ${accountId} and slug = ${tags[0]}), '')`;
-    if (collectionId !== undefined) return sql`${"c:" + collectionId}::text`;
+    if (collection !== undefined) return sql`${"c:" + collection}::text`;
     return sql`''::text`;
   }
 

@@ -4,7 +4,7 @@
 // are counted. Both must agree after every kind of write, sequential and in parallel; so must `/api/stats`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
-import { articleHtml, bobKey, startTrove, type TestTrove } from "@trove/testing";
+import { addClientKey, articleHtml, bobKey, eventually, startTrove, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
 beforeAll(async () => {
@@ -68,6 +68,16 @@ describe("list counts", () => {
     expect(await count("status=archived")).toBe(2);
     await expectCountsAgree();
 
+    // A key scoped to one tag or one collection lists that tag's or collection's items: kept counts too.
+    const collection = (await (await trove.api("/api/collections")).json()).collections.find((c: any) => c.slug === "shelf");
+    for (const scope of [{ tagSlugs: ["red"] }, { collectionId: collection.id as string }, { tagSlugs: ["red", "blue"] }]) {
+      const key = await addClientKey(trove, { scope });
+      for (const list of ["", "status=archived", "tags=red", "tags=blue", "collection=shelf"]) {
+        expect({ scope, list, count: await count(list, key) }).toEqual({ scope, list, count: await count(`${list}&since=0`, key) });
+      }
+    }
+    expect(await count("", await addClientKey(trove, { scope: { tagSlugs: ["red"] } }))).toBe(await count("tags=red"));
+
     expect((await trove.api("/api/tags/blue", { method: "DELETE" })).status).toBe(200);
     expect(await count("tags=blue")).toBe(0);
     await expectCountsAgree();
@@ -97,18 +107,9 @@ describe("list counts", () => {
     expect(await rows()).toBeGreaterThan(256);
     const counted = await count("tags=parallel");
     expect(counted).toBe(20);
-    await waitFor(async () => (await rows()) <= 3);
+    await eventually(async () => (await rows()) <= 3);
     expect(await count("tags=parallel")).toBe(20);
     expect(await count("tags=parallel&status=archived")).toBe(0);
     await expectCountsAgree();
   });
 });
-
-/** Polls until the condition holds (the fold runs after the read that asked for it). */
-async function waitFor(condition: () => Promise<boolean>) {
-  for (let i = 0; i < 200; i++) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("condition not met");
-}
