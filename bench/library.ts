@@ -160,7 +160,7 @@ export async function columnsOf(db: Db, table: string): Promise<string[]> {
 
 /**
  * Grows the library to `target` items by copying the saved rows in SQL, in one transaction: each copy gets a new
- * id, its own URL (`copy=<n>` added) and hash, and dates one week older per round; its tag and collection links,
+ * id, its own URL (`copy=<n>` added) and hash, and dates one week older per round (less past 1,000 rounds); its tag and collection links,
  * highlights and media rows are copied with it, so the copies read exactly like the originals. Then ANALYZE, as
  * PostgreSQL's autovacuum would after a load (PGlite has none). Answers the account and the number of rows added.
  */
@@ -183,14 +183,15 @@ export async function copyToSize(db: Db, target: number): Promise<{ account: str
       await query(tx, `insert into items.${table} (${cols.join(", ")}) select ${select} from items.${table} t join bench_copy c on c.src_id = t.${key}`);
     };
     const url = `t.url || case when position('?' in t.url) > 0 then '&' else '?' end || 'copy=' || c.k`;
-    const week = 7 * 86_400;
+    // A week older per round up to 1,000 rounds (100k items from 100); past that the rounds share the same 19 years.
+    const step = Math.floor(7 * 86_400 * Math.min(1, 1000 / rounds));
     await copy("items", "id", {
       id: "c.id",
       url,
       url_hash: `left(encode(sha256(convert_to(${url}, 'UTF8')), 'hex'), 32)`,
-      created_at: `t.created_at - c.k * ${week}`,
-      updated_at: `t.updated_at - c.k * ${week}`,
-      last_seen_at: `t.last_seen_at - c.k * ${week}`,
+      created_at: `t.created_at - c.k::int8 * ${step}`,
+      updated_at: `t.updated_at - c.k::int8 * ${step}`,
+      last_seen_at: `t.last_seen_at - c.k::int8 * ${step}`,
     });
     await copy("item_tags", "item_id", { item_id: "c.id" });
     await copy("item_collections", "item_id", { item_id: "c.id" });
