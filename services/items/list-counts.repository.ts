@@ -1,6 +1,6 @@
 // The `count` of the common list pages from the counter rows the triggers of migration 2026-11-27T1000 append
-// (docs/decisions.md, "List counts"): all the account's items, one tag's or one collection's, by status. Any
-// other filter counts the items themselves.
+// (docs/decisions.md, "List counts (counter rows)"): all the account's items, one tag's or one collection's, by
+// status. Any other filter counts the items themselves.
 import { sql, type Kysely } from "kysely";
 import type { ItemFilter } from "./items.repository.ts";
 
@@ -28,7 +28,8 @@ export class ListCountsRepository {
       where account_id = ${accountId} and list = (${list})
         and (${statuses}::text[] is null or status = any(${statuses}::text[]))`.execute(this.db);
     const row = rows[0]!;
-    if (Number(row.parts) > foldPast && row.key !== null) this.foldLater(accountId, row.key);
+    // Not from inside a transaction: the fold runs after this request, when that transaction is gone.
+    if (Number(row.parts) > foldPast && row.key !== null && !this.db.isTransaction) this.foldLater(accountId, row.key);
     return Number(row.n ?? 0);
   }
 
@@ -82,7 +83,8 @@ export class ListCountsRepository {
 
   /**
    * Replaces a list's rows by their sums, in one statement: rows appended meanwhile are not among those deleted,
-   * and a second fold of the same list (another process) waits for the lock and skips instead of counting twice.
+   * and a second fold of the same list at the same time (another process) does not get the lock and skips: two
+   * deletes of the same rows, taking their locks in different orders, could deadlock.
    */
   async fold(accountId: string, list: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
