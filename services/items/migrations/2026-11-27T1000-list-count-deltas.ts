@@ -1,8 +1,8 @@
 // List pages at 100k items (docs/decisions.md, "List counts (counter rows)"): the `count` of the common lists (by
-// status, one tag, one collection) is a sum of a few counter rows instead of a scan of every item in the list. Triggers append
-// a +1/-1 row in the writing transaction, so a count is exact in every snapshot; rows are only ever inserted
-// (no row is updated in place: concurrent writers never wait for each other or deadlock on a counter), and the
-// items service folds a list's rows into one when they grow (ListCountsRepository.fold).
+// status, one tag, one collection) is a sum of a few counter rows instead of a scan of every item in the list.
+// Triggers append a +1/-1 row in the writing transaction, so a count is exact in every snapshot; rows are only ever
+// inserted (no row is updated in place: concurrent writers never wait for each other or deadlock on a counter),
+// and the items service folds a list's rows into one when they grow (ListCountsRepository.fold).
 // `list` is '' for all the account's items, 't:<tag id>' for a tag's, 'c:<collection id>' for a collection's.
 import { sql, type Kysely } from "kysely";
 
