@@ -4,6 +4,7 @@ import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } fro
 import type { KeyScope } from "@trove/contracts";
 import { compileOnce, planEachTimeMarker } from "@trove/db";
 import { documentsMatching, withIndexPlans } from "@trove/search";
+import type { ItemFilter } from "./item-filter.ts";
 import { ListCountsRepository } from "./list-counts.repository.ts";
 
 export interface ItemRow {
@@ -57,25 +58,7 @@ export interface ItemEventRow {
   payload: unknown;
 }
 
-/** What narrows a list: the caller's filters plus the key's scope. */
-export interface ItemFilter {
-  since?: number;
-  until?: number;
-  statuses?: string[];
-  /** Items carrying every one of these tag slugs. */
-  tagSlugs?: string[];
-  /** Items in this collection (an unknown collection matches nothing: pass "" then). */
-  collectionId?: string;
-  /** A capture source name or a website host. */
-  source?: string;
-  unprocessedOnly?: boolean;
-  /** Only items that have content (the feed). */
-  withContent?: boolean;
-  q?: string;
-  /** Only these items (the search index's matches for a list's `q`, collected first), comma-separated. */
-  idList?: string;
-  scope?: KeyScope | null;
-}
+export type { ItemFilter } from "./item-filter.ts";
 
 export interface Page {
   limit: number;

@@ -2,7 +2,7 @@
 // (docs/decisions.md, "List counts (counter rows)"): all the account's items, one tag's or one collection's, by
 // status. Any other filter counts the items themselves.
 import { sql, type Kysely } from "kysely";
-import type { ItemFilter } from "./items.repository.ts";
+import type { ItemFilter } from "./item-filter.ts";
 
 /** Counter rows of one list past which a read folds them into one (a sum of 256 index entries stays well under 1 ms). */
 const foldPast = 256;
