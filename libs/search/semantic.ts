@@ -196,9 +196,8 @@ export class SemanticSearch {
       // cannot filter inside its scan (the fallback): scan the filtered documents alone. Before the bound too when
       // this round found under a quarter of the documents wanted: the fallback scans every vector of the account
       // each round, and widening would take two or more scans more (a tag on 15% of 100k items: 437 ms at p95).
-      const within = restrict && this.store.nearestWithin ? this.store.nearestWithin.bind(this.store) : undefined;
-      if (within && (k >= maxCandidateChunks || hits.length * 4 < goal)) {
-        return documentsOf((await within(accountId, query, this.embedder.id, maxCandidateChunks, restrict!)).chunks, goal).hits;
+      if (restrict && this.store.nearestWithin && (k >= maxCandidateChunks || hits.length * 4 < goal)) {
+        return documentsOf((await this.store.nearestWithin(accountId, query, this.embedder.id, maxCandidateChunks, restrict)).chunks, goal).hits;
       }
       if (k >= maxCandidateChunks) return hits;
     }

@@ -1,6 +1,6 @@
 // Real: every service in-process (PGlite + the in-process bus, or PostgreSQL + NATS), driven over HTTP.
 // A list page's `count` by status, one tag or one collection comes from counter rows kept by triggers
-// (docs/decisions.md, "List counts"); with any other filter (here `since=0`, which every item passes) the items
+// (docs/decisions.md, "List counts (counter rows)"); with any other filter (here `since=0`, which every item passes) the items
 // are counted. Both must agree after every kind of write, sequential and in parallel; so must `/api/stats`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
