@@ -13,3 +13,4 @@ export * from "./permissions.ts";
 export * from "./note-events.ts";
 export * from "./search.ts";
 export * from "./sources.ts";
+export * from "./portability.ts";
