@@ -47,6 +47,16 @@ export interface Config {
   /** The longest a sources replica's scheduler sleeps between looks for due sources (TROVE_SOURCES_TICK_MS). */
   sourcesTickMs: number;
   youtubeFeedUrl: string;
+  /** Hours a completed export's file is kept before it is deleted (TROVE_EXPORT_RETENTION_HOURS). */
+  exportRetentionHours: number;
+  /** Least time between two fetches of one host by the background fetch of imports (TROVE_IMPORT_HOST_GAP_MS). */
+  importHostGapMs: number;
+  /** Export (and, apart, import) jobs one account may have queued or running at once (TROVE_MAX_OPEN_JOBS). */
+  maxOpenJobs: number;
+  /** Jobs one exports replica runs at once (TROVE_JOB_WORKERS); 0: it serves the routes and runs no job. */
+  jobWorkers: number;
+  /** The longest an exports replica sleeps between looks for queued or abandoned jobs (TROVE_JOBS_TICK_MS). */
+  jobsTickMs: number;
   /** x_articles: an RSS bridge's feed address with `{username}` (TROVE_X_RSS_URL_TEMPLATE); unset: X sources do not run. */
   xRssUrlTemplate: string | undefined;
   /** TROVE_X_BEARER_TOKEN: accepted and kept for a later X API poller; nothing uses it yet (offline builds). */
@@ -203,6 +213,11 @@ export function parseConfig(env: Env): Config {
     smtpPort: int(env, "TROVE_SMTP_PORT", 2525, 0, 65535),
     inboxDomain: str(env, "TROVE_INBOX_DOMAIN", "inbox.localhost"),
     sourcesTickMs: int(env, "TROVE_SOURCES_TICK_MS", 60_000, 50, 3_600_000),
+    exportRetentionHours: int(env, "TROVE_EXPORT_RETENTION_HOURS", 168, 1, 8_760),
+    importHostGapMs: int(env, "TROVE_IMPORT_HOST_GAP_MS", 2_000, 0, 600_000),
+    maxOpenJobs: int(env, "TROVE_MAX_OPEN_JOBS", 3, 1, 1_000),
+    jobWorkers: int(env, "TROVE_JOB_WORKERS", 2, 0, 32),
+    jobsTickMs: int(env, "TROVE_JOBS_TICK_MS", 5_000, 50, 3_600_000),
     youtubeFeedUrl: url(env, "TROVE_YOUTUBE_FEED_URL", ["http:", "https:"]) ?? "https://www.youtube.com/feeds/videos.xml",
     xRssUrlTemplate: xTemplate(env),
     xBearerToken: optional(env, "TROVE_X_BEARER_TOKEN"),

@@ -14,3 +14,4 @@ export * from "./note-events.ts";
 export * from "./search.ts";
 export * from "./sources.ts";
 export * from "./portability.ts";
+export * from "./exports.ts";

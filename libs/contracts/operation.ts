@@ -46,6 +46,13 @@ export interface Operation {
    * has its text put into `field` of the JSON body the contract describes, and is validated as that.
    */
   textBody?: { field: string; contentTypes: readonly string[] };
+  /**
+   * Set when the body may be a file sent as itself (any content type but JSON): the gateway reads its bytes and puts
+   * them, base64-encoded, into `field` of the JSON body the contract describes.
+   */
+  fileBody?: { field: string };
+  /** A POST that reads the library and changes none of it (starting an export): read-only keys may call it. */
+  reads?: true;
   /** How long the gateway waits for the reply when that may exceed the configured request timeout (a produced download). */
   timeoutMs?: number;
 }

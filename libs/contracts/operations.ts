@@ -2,6 +2,7 @@
 // OpenAPI document from it; each service registers handlers for its own entries. Subject = `<service>.<name>`.
 import { t } from "elysia";
 import { changesOperations } from "./changes.ts";
+import { exportOperations } from "./exports.ts";
 import { clientOperations } from "./clients.ts";
 import { noteOperationsTable } from "./notes.ts";
 import { op } from "./operation.ts";
@@ -412,6 +413,7 @@ export const operations = {
   ...projectOperations,
   ...searchOperations,
   ...sourceOperations,
+  ...exportOperations,
 } as const;
 
 export type Operations = typeof operations;

@@ -21,7 +21,7 @@ import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
 import { blobBody } from "./blob-reply.ts";
-import { parseBody, tooLarge } from "./body.ts";
+import { isJsonType, parseBody, readLimited, tooLarge } from "./body.ts";
 import { docsUi } from "./docs.ts";
 import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
 import { checkJsonBody } from "./json-body.ts";
@@ -121,7 +121,11 @@ export function createGatewayApp(deps: GatewayDeps) {
       if (length > config.maxBodyBytes) throw tooLarge(config.maxBodyBytes);
     })
     // Every body, chunked ones included, is read through a byte count that stops at the limit.
-    .onParse({ as: "global" }, ({ request, contentType }) => parseBody(request, contentType, config.maxBodyBytes))
+    .onParse({ as: "global" }, ({ request, contentType, route }) => {
+      // A file sent as itself (an import) is kept as bytes: decoding it as text would lose what is not UTF-8.
+      if (byRoute.get(`${request.method} ${route}`)?.op.fileBody && !isJsonType(contentType)) return readLimited(request, config.maxBodyBytes);
+      return parseBody(request, contentType, config.maxBodyBytes);
+    })
     .onError({ as: "global" }, ({ code, error, set, request, path, route, query, params }) => {
       let appErr: AppError;
       if (error instanceof AppError) appErr = error;
@@ -183,6 +187,11 @@ export function createGatewayApp(deps: GatewayDeps) {
       const text = entry?.op.textBody;
       const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
       if (text && typeof ctx.body === "string" && text.contentTypes.includes(type)) ctx.body = { [text.field]: ctx.body };
+      const file = entry?.op.fileBody;
+      if (file && ctx.body instanceof Uint8Array) {
+        if (ctx.body.byteLength === 0) throw new AppError("validation_failed", "the request body is empty: send the file", { fields: { [file.field]: "empty" } });
+        ctx.body = { [file.field]: Buffer.from(ctx.body).toString("base64") };
+      }
       const body = ctx.body;
       const refused = entry && checkJsonBody(entry.op, body, request.headers.get("content-type")?.includes("json") === true);
       if (refused) throw refused;

@@ -24,6 +24,12 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
 
 export const tooLarge = (limit: number) => new AppError("payload_too_large", `request body over ${limit} bytes`, { limit });
 
+/** JSON by its media type (also `+json` types), parameters allowed. */
+export function isJsonType(contentType: string): boolean {
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || type.endsWith("+json");
+}
+
 /**
  * The parsed body by content type, as Elysia would parse it: JSON (also `+json` types), URL-encoded and multipart
  * forms (a repeated key becomes an array), anything else as text. Malformed JSON answers 400 invalid_json.
@@ -31,7 +37,7 @@ export const tooLarge = (limit: number) => new AppError("payload_too_large", `re
 export async function parseBody(request: Request, contentType: string, limit: number): Promise<unknown> {
   const bytes = await readLimited(request, limit);
   const type = contentType.split(";")[0]!.trim().toLowerCase();
-  if (type === "application/json" || type.endsWith("+json")) {
+  if (isJsonType(type)) {
     const text = new TextDecoder().decode(bytes);
     try {
       return JSON.parse(text);

@@ -6,11 +6,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { operations, pageTextMark, type Operation, type OperationName } from "@trove/contracts";
 import { errorStatus, isErrorCode } from "@trove/errors";
-import { articleHtml, bobKey, startTrove, type TestTrove } from "@trove/testing";
+import { articleHtml, bobKey, eventually, startTrove, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
 beforeAll(async () => {
-  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000" });
+  // Variants that go through start export and import jobs: the open-job limit would turn the closing baseline away.
+  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_MAX_OPEN_JOBS: "1000" });
 });
 afterAll(() => trove.stop());
 
@@ -169,6 +170,8 @@ interface Fixtures {
   linkId: string;
   sourceId: string;
   inboxId: string;
+  exportId: string;
+  importId: string;
   n: number;
 }
 
@@ -196,8 +199,16 @@ async function fixtures(): Promise<Fixtures> {
   const linkId = (await ok(`/api/notes/${noteId}/item-links`, { itemId, relation: "evidence" })).link.id;
   const sourceId = (await ok("/api/sources", { type: "rss", feedUrl: `http://127.0.0.1:9/hostile/feed/${n}` })).source.id;
   const inboxId = (await ok("/api/sources", { type: "email_inbox" })).source.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, n };
+  const exportId = (await ok("/api/exports", { format: "json" })).export.id;
+  // No tags, folders or highlights: a job finishing while bob's requests run must not change what alice sees.
+  const importId = (await ok("/api/imports", { file: bookmarks(n), format: "netscape_html" })).import.id;
+  await eventually(async () => (await (await trove.api(`/api/exports/${exportId}`)).json()).export.status === "completed", 20_000);
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, exportId, importId, n };
 }
+
+/** A one-bookmark Netscape file, base64 (its page is refused when fetched: `.test` never resolves). */
+const bookmarks = (n: number) =>
+  Buffer.from(`<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="https://hostile.example.test/bookmark/${n}" ADD_DATE="1700000000">Walked</A>\n</DL><p>\n`).toString("base64");
 
 /** A request each operation answers 2xx; the hostile variants each change one thing in it. */
 const baselines: Record<OperationName, (f: Fixtures) => Input> = {
@@ -356,6 +367,13 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
     body: { opml: `<opml version="2.0"><body><outline text="Walk"><outline text="Feed" xmlUrl="http://127.0.0.1:9/hostile/opml/${f.n}"/></outline></body></opml>`, defaultTags: ["walked"] },
   }),
   exportOpml: () => ({}),
+  createExport: (f) => ({ body: { format: "csv", tags: [f.tagSlug], collection: f.collectionId, status: ["stashed", "archived"], includeContent: true, includeNotes: false } }),
+  listExports: () => ({ query: { limit: "10", offset: "0" } }),
+  getExport: (f) => ({ params: { jobId: f.exportId } }),
+  downloadExport: (f) => ({ params: { jobId: f.exportId } }),
+  createImport: (f) => ({ query: { format: "netscape_html", fileName: "bookmarks.html" }, body: { file: bookmarks(f.n), format: "netscape_html", fileName: "bookmarks.html" } }),
+  listImports: () => ({ query: { limit: "10", offset: "0" } }),
+  getImport: (f) => ({ params: { jobId: f.importId }, query: { limit: "10", offset: "0" } }),
 };
 
 // ---- variants ------------------------------------------------------------------------------------------------

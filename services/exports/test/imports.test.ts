@@ -1,0 +1,200 @@
+// Import jobs through the gateway (PGlite + the in-process bus, or PostgreSQL + NATS): files as other services
+// write them, uploaded raw or as base64 JSON; what each keeps (original times, tags, folders, state, notes,
+// highlights, content); the background fetch of entries without content from a local page server; the plan's
+// limit; bad files; other accounts and keys.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { strToU8, zipSync } from "fflate";
+import { addClientKey, bobKey, eventually, startPageServer, startTrove, type PageServer, type TestTrove } from "@trove/testing";
+import { waitForJob } from "./helpers.ts";
+
+const carolKey = "test-key-carol-0123456789";
+let trove: TestTrove;
+let pages: PageServer;
+beforeAll(async () => {
+  pages = startPageServer();
+  trove = await startTrove({
+    TROVE_RATE_LIMIT: "1000000",
+    TROVE_IMPORT_HOST_GAP_MS: "10",
+    TROVE_JOBS_TICK_MS: "100",
+    TROVE_SEED_ACCOUNTS: JSON.stringify([
+      { email: "alice@example.test", apiKey: "test-key-alice-0123456789" },
+      { email: "bob@example.test", apiKey: bobKey, plan: "free", linkLimit: 3, limitScope: "billing_cycle" },
+      { email: "carol@example.test", apiKey: carolKey },
+    ]),
+  });
+});
+afterAll(async () => {
+  await trove.stop();
+  pages.stop();
+});
+
+const upload = (bytes: Uint8Array | string, opts: { format?: string; contentType?: string; key?: string; fileName?: string } = {}) => {
+  const query = new URLSearchParams({ ...(opts.format ? { format: opts.format } : {}), ...(opts.fileName ? { fileName: opts.fileName } : {}) });
+  return trove.api(`/api/imports${query.size > 0 ? `?${query}` : ""}`, {
+    method: "POST",
+    body: bytes,
+    headers: { "content-type": opts.contentType ?? "application/octet-stream" },
+    key: opts.key,
+  });
+};
+
+const importFile = async (bytes: Uint8Array | string, opts: Parameters<typeof upload>[1] = {}) => {
+  const res = await upload(bytes, opts);
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  const job = await waitForJob(trove, "imports", body.import.id, opts.key);
+  const detail = await (await trove.api(`/api/imports/${job.id}`, { key: opts.key })).json();
+  return { job, failures: detail.failures as { index: number; url: string | null; reason: string }[] };
+};
+
+const itemsOf = async (key?: string) => {
+  const res = await trove.api("/api/items?status=stashed,flagged,archived&limit=100", { key });
+  return (await res.json()).items as any[];
+};
+const byUrl = async (url: string, key?: string) => (await itemsOf(key)).find((i) => i.url === url);
+
+describe("Netscape bookmarks", () => {
+  test("folders become collections, tags and dates are kept, bad entries are reported, pages are fetched politely", async () => {
+    const base = pages.url;
+    const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
+<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">
+<TITLE>Bookmarks</TITLE>
+<H1>Bookmarks</H1>
+<DL><p>
+  <DT><H3 ADD_DATE="1600000000">Reading &amp; Research</H3>
+  <DL><p>
+    <DT><A HREF="${base}/article" ADD_DATE="1500000000" TAGS="parsing,Best of">Parsing, &quot;quoted&quot; — 日本語</A>
+    <DD>Read this again
+    <DT><H3>Nested</H3>
+    <DL><p>
+      <DT><A HREF="${base}/notes.txt" ADD_DATE="1500000100">Notes file</A>
+    </DL><p>
+  </DL><p>
+  <DT><A HREF="${base}/missing" ADD_DATE="1500000200">Gone page</A>
+  <DT><A HREF="javascript:alert(1)">Bookmarklet</A>
+  <DT><A HREF="${base}/article" ADD_DATE="1500000300">Duplicate of the first</A>
+</DL><p>
+`;
+    const { job, failures } = await importFile(file, { contentType: "text/html", fileName: "bookmarks.html" });
+    expect(job).toMatchObject({ status: "completed", format: "netscape_html", fileName: "bookmarks.html", entries: 5, created: 3, alreadyPresent: 1, failed: 1, notImported: 0, error: null });
+    expect(failures).toHaveLength(1);
+    expect(failures[0]!.reason).toContain("http");
+    const article = await byUrl(`${base}/article`);
+    expect(article).toMatchObject({ createdAt: 1500000000, notes: "Read this again" });
+    expect(article.tags.sort()).toEqual(["Best of", "parsing"]);
+    expect(article.collectionName).toMatch(/Reading & Research/);
+    // Pages fetched in the background, one at a time: the missing one fails, the job says so.
+    let done: any;
+    await eventually(async () => {
+      done = (await (await trove.api(`/api/imports/${job.id}`)).json()).import;
+      return done.fetch.pending === 0;
+    }, 30_000);
+    expect(done.fetch).toEqual({ pending: 0, fetched: 2, failed: 1 });
+    const fetched = await (await trove.api(`/api/items/${article.id}`)).json();
+    expect((fetched.item ?? fetched).contentAvailable).toBe(true);
+    expect((await byUrl(`${base}/missing`)).contentExtractError).toContain("404");
+  });
+});
+
+describe("files of other services", () => {
+  test("Pocket CSV: archive state, tags and saved time", async () => {
+    const csv = 'title,url,time_added,tags,status\r\n"Comma, ""quoted"" title",https://pocket.example.test/a,1600000000,reading|later,archive\r\nÜnïcode,https://pocket.example.test/b,1600000100,,unread\r\n';
+    const { job } = await importFile(csv, { contentType: "text/csv", key: carolKey });
+    expect(job).toMatchObject({ status: "completed", format: "pocket_csv", created: 2, failed: 0 });
+    expect(await byUrl("https://pocket.example.test/a", carolKey)).toMatchObject({ title: 'Comma, "quoted" title', status: "archived", createdAt: 1600000000 });
+    expect((await byUrl("https://pocket.example.test/a", carolKey)).tags.sort()).toEqual(["later", "reading"]);
+  });
+
+  test("Omnivore ZIP: content and highlights come from the file, nothing is fetched", async () => {
+    const metadata = [
+      { id: "1", slug: "omni-one", title: "Omnivore One", url: "https://omnivore.example.test/one", state: "Archived", labels: ["Saved", "日本"], savedAt: "2023-05-01T10:00:00.000Z" },
+      { id: "2", slug: "omni-two", title: "Omnivore Two", url: "https://omnivore.example.test/two", state: "Succeeded", labels: [], savedAt: "2023-06-01T10:00:00.000Z" },
+    ];
+    const zip = zipSync({
+      "metadata_0_to_2.json": strToU8(JSON.stringify(metadata)),
+      "content/omni-one.html": strToU8("<html><body><article><h1>Omnivore One</h1><p>The first paragraph of a saved article, long enough to be kept as content by any extractor.</p><p>A second paragraph with the highlighted sentence in it.</p></article></body></html>"),
+      "highlights/omni-one.md": strToU8("> the highlighted sentence\n\nMy thought on it\n"),
+    });
+    const { job } = await importFile(zip, { contentType: "application/zip", key: carolKey });
+    expect(job).toMatchObject({ status: "completed", format: "omnivore_zip", created: 2, failed: 0 });
+    const one = await byUrl("https://omnivore.example.test/one", carolKey);
+    expect(one).toMatchObject({ title: "Omnivore One", status: "archived", createdAt: Date.parse("2023-05-01T10:00:00Z") / 1000, contentAvailable: true });
+    expect(one.tags.sort()).toEqual(["Saved", "日本"].sort());
+    const highlights = (await (await trove.api(`/api/items/${one.id}/highlights`, { key: carolKey })).json()).highlights;
+    expect(highlights.map((h: any) => [h.text, h.note])).toEqual([["the highlighted sentence", "My thought on it"]]);
+    expect(highlights[0].startOffset).toBeNumber();
+    // Only the entry without content waits for a fetch.
+    expect(job.fetch.pending + job.fetch.fetched + job.fetch.failed).toBe(1);
+  });
+
+  test("the same file imported twice at once saves each URL once", async () => {
+    const csv = "title,url,time_added,tags,status\r\n" + Array.from({ length: 30 }, (_, i) => `T${i},https://twice.example.test/${i},1600000000,,unread`).join("\r\n");
+    const [a, b] = await Promise.all([importFile(csv, { key: carolKey, format: "pocket_csv" }), importFile(csv, { key: carolKey, format: "pocket_csv" })]);
+    expect(a.job.created + b.job.created).toBe(30);
+    expect(a.job.alreadyPresent + b.job.alreadyPresent).toBe(30);
+    const twice = (await itemsOf(carolKey)).filter((i) => i.url.startsWith("https://twice.example.test/"));
+    expect(twice).toHaveLength(30);
+  });
+});
+
+describe("limits and bad input", () => {
+  test("the plan's limit stops an import cleanly and the summary says how many were left", async () => {
+    const csv = "title,url,time_added,tags,status\r\n" + Array.from({ length: 5 }, (_, i) => `T${i},https://quota.example.test/${i},1600000000,,unread`).join("\r\n");
+    const { job } = await importFile(csv, { key: bobKey });
+    expect(job).toMatchObject({ status: "completed", created: 3, notImported: 2, stoppedBy: "quota_reached" });
+    expect((await itemsOf(bobKey)).filter((i) => i.url.startsWith("https://quota.example.test/"))).toHaveLength(3);
+  });
+
+  test("a file of no known format answers 400; a named format that does not fit fails the job with a reason", async () => {
+    const res = await upload(new Uint8Array([0, 1, 2, 3, 255, 254]));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: "validation_failed", fields: { format: expect.any(String) } });
+    const bogus = await upload("title,url\r\n", { format: "omnivore_zip" });
+    const job = await waitForJob(trove, "imports", (await bogus.json()).import.id);
+    expect(job.status).toBe("failed");
+    expect(job.error).toBeString();
+  });
+
+  test("a zip bomb fails the job; a truncated file imports what is readable and says so", async () => {
+    // 200 MiB of zeros in one entry compresses to about 200 KB: far past the expansion budget for its size.
+    const bomb = zipSync({ "metadata_0_to_1.json": new Uint8Array(200 * 1024 * 1024) }, { level: 9 });
+    const res = await upload(bomb, { format: "omnivore_zip" });
+    expect(res.status).toBe(200);
+    const failed = await waitForJob(trove, "imports", (await res.json()).import.id);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatch(/zip|expan|large/i);
+
+    const full = JSON.stringify({ items: Array.from({ length: 3 }, (_, i) => ({ id: `x${i}`, url: `https://cut.example.test/${i}`, title: `Cut ${i}`, status: "stashed", tags: [], collections: [], createdAt: 1600000000, updatedAt: 1600000000, processedAt: null, contentExtractedAt: null, source: null, highlights: [] })) });
+    const cut = full.slice(0, full.indexOf("https://cut.example.test/2") + 5);
+    const { job } = await importFile(cut, { format: "trove_json", contentType: "application/json", key: carolKey });
+    expect(job.status).toBe("completed");
+    expect(job.created).toBe(2);
+    expect(job.error).toContain("ends early");
+  });
+
+  test("an upload over the body limit answers 413; base64 JSON works like a raw upload", async () => {
+    const res = await upload(new Uint8Array(11 * 1024 * 1024));
+    expect(res.status).toBe(413);
+    expect((await res.json()).error).toBe("payload_too_large");
+    const csv = "title,url,time_added,tags,status\r\nB64,https://b64.example.test/,1600000000,,unread\r\n";
+    const json = await trove.api("/api/imports", { method: "POST", json: { file: Buffer.from(csv).toString("base64"), fileName: "pocket.csv" }, key: carolKey });
+    expect(json.status).toBe(200);
+    const job = await waitForJob(trove, "imports", (await json.json()).import.id, carolKey);
+    expect(job).toMatchObject({ status: "completed", format: "pocket_csv", fileName: "pocket.csv", created: 1 });
+    const notBase64 = await trove.api("/api/imports", { method: "POST", json: { file: "not base64!" } });
+    expect(notBase64.status).toBe(400);
+  });
+
+  test("another account's job is 404; scoped and read-only keys cannot import", async () => {
+    const csv = "title,url,time_added,tags,status\r\nMine,https://mine.example.test/,1600000000,,unread\r\n";
+    const { job } = await importFile(csv, { key: carolKey });
+    const other = await trove.api(`/api/imports/${job.id}`, { key: bobKey });
+    expect(other.status).toBe(404);
+    expect((await other.json()).error).toBe("not_found");
+    expect((await (await trove.api("/api/imports", { key: bobKey })).json()).imports.every((j: any) => j.id !== job.id)).toBe(true);
+    const scoped = await addClientKey(trove, { email: "carol@example.test", scope: { tagSlugs: ["reading"] } });
+    expect((await upload(csv, { key: scoped })).status).toBe(403);
+    const readOnly = await addClientKey(trove, { email: "carol@example.test", access: "read_only" });
+    expect((await upload(csv, { key: readOnly })).status).toBe(403);
+  });
+});

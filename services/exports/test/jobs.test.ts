@@ -1,0 +1,88 @@
+// Job handling through the gateway: the per-account limit of open jobs under parallel requests, a queued job's
+// download (409), and jobs taken up by another replica: queued ones, one whose replica stopped mid-run, and one
+// interrupted so often that it is failed rather than left running. The first replica serves the routes and runs
+// no job (TROVE_JOB_WORKERS=0); a second replica on the same database and bus runs them.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { strFromU8 } from "fflate";
+import type { RunningService } from "@trove/host";
+import { bobKey, startTrove, type TestTrove } from "@trove/testing";
+import { exportsService } from "../index.ts";
+import { seedLibrary, waitForJob } from "./helpers.ts";
+
+let trove: TestTrove;
+let worker: RunningService | undefined;
+beforeAll(async () => {
+  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_JOB_WORKERS: "0", TROVE_JOBS_TICK_MS: "100" });
+  await seedLibrary(trove);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await trove.stop();
+});
+
+const startWorker = async () => {
+  worker = await exportsService.start({ ...trove.runtime, config: { ...trove.runtime.config, jobWorkers: 2 } });
+};
+
+const start = (key?: string) => trove.api("/api/exports", { method: "POST", json: { format: "json" }, key });
+
+describe("open jobs", () => {
+  test("at most three open jobs per account, also under parallel requests; 429 too_many_jobs beyond", async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => start()));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+    const refused = await answers.find((r) => r.status === 429)!.json();
+    expect(refused).toMatchObject({ error: "too_many_jobs", limit: 3 });
+    // Another account has its own limit.
+    expect((await start(bobKey)).status).toBe(200);
+
+    const queued = (await (await trove.api("/api/exports")).json()).exports;
+    expect(queued.map((j: any) => j.status)).toEqual(["queued", "queued", "queued"]);
+    const early = await trove.api(`/api/exports/${queued[0].id}/download`);
+    expect(early.status).toBe(409);
+    expect(await early.json()).toMatchObject({ error: "export_not_ready", status: "queued" });
+
+    // A replica that runs jobs takes every queued one up; then the account may start more.
+    await startWorker();
+    for (const job of queued) expect((await waitForJob(trove, "exports", job.id)).status).toBe("completed");
+    const file = await trove.api(`/api/exports/${queued[0].id}/download`);
+    expect(JSON.parse(await file.text()).items).toHaveLength(4);
+    expect((await start()).status).toBe(200);
+  });
+});
+
+describe("interrupted jobs", () => {
+  test("a running job whose replica stopped is taken up again and completes; one interrupted too often fails", async () => {
+    await worker?.stop();
+    worker = undefined;
+    const resumed = (await (await start()).json()).export.id;
+    const doomed = (await (await start()).json()).export.id;
+    // What a replica that died mid-run leaves behind: the job running, its lease run out. The second had already
+    // been started three times.
+    await trove.db.updateTable("exports.jobs").set({ status: "running", attempts: 1, lease_owner: "gone", lease_until: 1 }).where("id", "=", resumed).execute();
+    await trove.db.updateTable("exports.jobs").set({ status: "running", attempts: 3, lease_owner: "gone", lease_until: 1 }).where("id", "=", doomed).execute();
+    await startWorker();
+    const done = await waitForJob(trove, "exports", resumed);
+    expect(done).toMatchObject({ status: "completed", itemCount: 4 });
+    const file = await trove.api(`/api/exports/${resumed}/download`);
+    expect(JSON.parse(strFromU8(new Uint8Array(await file.arrayBuffer()))).items).toHaveLength(4);
+    const failed = await waitForJob(trove, "exports", doomed);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toContain("interrupted");
+    const res = await trove.api(`/api/exports/${doomed}/download`);
+    expect(res.status).toBe(409);
+    expect((await res.json()).error).toBe("export_not_ready");
+  });
+
+  test("a replica stopping mid-run gives its job back at once for the next one", async () => {
+    const id = (await (await start()).json()).export.id;
+    // Whether the stop finds the job queued, running or done, it must never stay running.
+    await worker?.stop();
+    worker = undefined;
+    const row = await trove.db.selectFrom("exports.jobs").select(["status", "lease_until"]).where("id", "=", id).executeTakeFirstOrThrow();
+    if (row.status === "running") expect(Number(row.lease_until)).toBeLessThanOrEqual(Date.now());
+    await startWorker();
+    // Well inside the 30 s lease a job not given back would wait out.
+    expect((await waitForJob(trove, "exports", id, undefined, 15_000)).status).toBe("completed");
+  });
+});
