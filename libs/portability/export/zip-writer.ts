@@ -40,7 +40,8 @@ export class ZipWriter {
     });
   }
 
-  private fail(err: unknown) {
+  /** Stops the writer: a waiting or later `drained` rejects with `err`, nothing more is appended. */
+  fail(err: unknown) {
     this.failure ??= err ?? new Error("the ZIP could not be written");
     this.wake();
   }
