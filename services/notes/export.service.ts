@@ -8,6 +8,7 @@ import type { BlobReply, Caller } from "@trove/contracts";
 import { newId } from "@trove/db";
 import { AppError } from "@trove/errors";
 import type { Logger } from "@trove/log";
+import { slugFileName, ZipWriter } from "@trove/portability";
 import type { ExportRepository } from "./export.repository.ts";
 import { markdownDocument } from "./frontmatter.ts";
 import type { NoteRow } from "./notes.repository.ts";
@@ -25,8 +26,6 @@ export const unfetchedExportMs = 60 * 60_000;
 const pageNotes = 200;
 /** Bodies read in one query and handed to archiver before the next are read: at most this many bytes (or one note). */
 const batchBytes = 4 * 1024 * 1024;
-/** Bytes of a file name's title part: far below any file system's limit (255), with the id and folder added. */
-const slugBytes = 80;
 
 export class ExportService {
   constructor(
@@ -117,80 +116,6 @@ function* batches(page: { id: string; bytes: number }[]): Generator<string[]> {
 
 const document = (n: NoteRow & { body: string }) => markdownDocument({ ...manifestOf(n), properties: n.properties }, n.body);
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
-/**
- * `<slug of the title>-<id>.md`, archived notes under `archived/`. The id makes it unique; the slug keeps letters
- * and digits of any script (NFKC, lower case; accents stay), turns every other run (slashes, dots, spaces, emoji,
- * control characters) into one dash, and is cut at whole characters to at most `slugBytes` UTF-8 bytes. So no
- * name has a path separator, a `..`, a leading dot or a reserved device name, and every name fits any file system.
- */
-export function fileName(n: Pick<NoteRow, "id" | "title" | "archived_at">): string {
-  const words = n.title
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}]+/gu, "-")
-    .replace(/^[-\p{M}]+|-+$/gu, "");
-  let slug = "";
-  let bytes = 0;
-  for (const { segment } of segmenter.segment(words)) {
-    bytes += Buffer.byteLength(segment);
-    if (bytes > slugBytes) break;
-    slug += segment;
-  }
-  slug = slug.replace(/-+$/, "");
-  return `${n.archived_at !== null ? "archived/" : ""}${slug ? `${slug}-` : "note-"}${n.id}.md`;
-}
-
-/**
- * Appends entries to an archiver ZIP and tells when all of them have been written out. archiver queues what is
- * appended (bodies included) until its output is read, so waiting for the queue to empty before appending more
- * is what bounds memory when the store reads slower than the database.
- */
-class ZipWriter {
-  private appended = 0;
-  private processed = 0;
-  private failure: unknown;
-  private waiting: { resolve(): void; reject(err: unknown): void } | undefined;
-
-  constructor(private readonly archive: ZipArchive) {
-    archive.on("entry", () => {
-      this.processed++;
-      this.wake();
-    });
-    archive.on("error", (err) => this.fail(err));
-    archive.on("warning", (err) => this.fail(err));
-  }
-
-  /** The store's write failing stops the export too (nothing reads the archive any more). */
-  failWith(p: Promise<unknown>) {
-    p.catch((err) => this.fail(err));
-  }
-
-  add(name: string, text: string, date: Date) {
-    if (this.failure !== undefined) return;
-    this.archive.append(Buffer.from(text, "utf8"), { name, date });
-    this.appended++;
-  }
-
-  drained(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
-      this.wake();
-    });
-  }
-
-  private fail(err: unknown) {
-    this.failure ??= err ?? new Error("the ZIP could not be written");
-    this.wake();
-  }
-
-  private wake() {
-    const w = this.waiting;
-    if (!w) return;
-    if (this.failure !== undefined) w.reject(this.failure);
-    else if (this.processed >= this.appended) w.resolve();
-    else return;
-    this.waiting = undefined;
-  }
-}
+/** `<slug of the title>-<id>.md`, archived notes under `archived/` (see `slugFileName`). */
+export const fileName = (n: Pick<NoteRow, "id" | "title" | "archived_at">): string =>
+  slugFileName(n.title, n.id, { folder: n.archived_at !== null ? "archived" : undefined, fallback: "note", ext: "md" });
