@@ -6,6 +6,7 @@ import { AppError } from "@trove/errors";
 import { poolExtractor } from "@trove/extract";
 import { PostgresSearchEngine, startSemanticIndex } from "@trove/search";
 import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
+import { ContentCapture } from "./capture.ts";
 import { CollectionsRepository } from "./collections.repository.ts";
 import { CollectionsService } from "./collections.service.ts";
 import { ChangesService } from "./changes.service.ts";
@@ -62,19 +63,17 @@ export const itemsService: ServiceModule = {
     const items = new ItemsService(itemsRepo, tags, collections, media, new ConnectedNotes(rt.bus, rt.log));
     const refs = new RefsService(itemsRepo, new RefsRepository(db));
     const highlights = new HighlightsService(new HighlightsRepository(db), itemsRepo);
-    const ingest = new IngestService(
-      itemsRepo,
-      usage,
+    const captures = new ContentCapture(
       highlights,
       media,
       {
         allowPrivateNetwork: rt.config.allowPrivateNetwork,
-        waitMs: rt.config.ingestWaitMs,
         resolver: rt.resolver,
         extractor: poolExtractor(rt.workers, { deadlineMs: rt.config.extractTimeoutMs }),
       },
       rt.log,
     );
+    const ingest = new IngestService(itemsRepo, usage, captures, media, { waitMs: rt.config.ingestWaitMs }, rt.log);
     const changes = new ChangesService(itemsRepo, eventLog, relay, tags, collections);
     const { engine, docs, indexer: searchIndex } = itemsSearchIndex(db, { maxRanked: rt.config.searchRanked });
     // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer, embedded on the worker pool.
