@@ -19,6 +19,11 @@ import type { UsageService } from "./usage.service.ts";
 export const maxImportBatch = 200;
 /** Carried contents extracted at once: the pool's other users (saves) keep room. */
 const extractConcurrency = 4;
+/**
+ * No extraction starts after this long into a batch (each has the pool's own deadline), so a batch of slow pages
+ * still answers in bounded time: the entries left are saved without content and fetched later (needsFetch).
+ */
+export const importExtractBudgetMs = 20_000;
 
 /** An entry whose item was deleted between the batch's look-up and its transaction (a concurrent delete). */
 const gone: ImportOutcome = { outcome: "failed", reason: "the item was deleted while importing" };
@@ -70,12 +75,13 @@ export class ImportService {
     return { results };
   }
 
-  /** Extracts carried contents, a few at a time. */
+  /** Extracts carried contents, a few at a time, within the batch's budget. */
   private async extractAll(entries: CleanEntry[]): Promise<Map<CleanEntry, Capture>> {
     const out = new Map<CleanEntry, Capture>();
+    const until = Date.now() + importExtractBudgetMs;
     let next = 0;
     const worker = async () => {
-      while (next < entries.length) {
+      while (next < entries.length && Date.now() < until) {
         const e = entries[next++]!;
         out.set(e, await this.captures.provided(e.url, e.content!));
       }
