@@ -36,6 +36,23 @@ export class CollectionsRepository {
     return { collection: existing!, existing: true };
   }
 
+  /** Creates the collections whose slugs do not exist yet and answers them all (slug order, as tags). */
+  async ensureMany(accountId: string, collections: { id: string; name: string; slug: string }[], now: number): Promise<CollectionRow[]> {
+    if (collections.length === 0) return [];
+    const sorted = [...collections].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+    await this.db
+      .insertInto("items.collections")
+      .values(sorted.map((c) => ({ id: c.id, account_id: accountId, name: c.name, slug: c.slug, created_at: now })))
+      .onConflict((oc) => oc.columns(["account_id", "slug"]).doNothing())
+      .execute();
+    return (await this.db
+      .selectFrom("items.collections")
+      .select(["id", "name", "slug"])
+      .where("account_id", "=", accountId)
+      .where("slug", "in", sorted.map((c) => c.slug))
+      .execute()) as CollectionRow[];
+  }
+
   async list(accountId: string): Promise<(CollectionRow & { item_count: number })[]> {
     return (await this.db
       .selectFrom("items.collections as c")

@@ -33,6 +33,18 @@ export class CollectionsService {
     return found.find((c) => c.id === ref) ?? found[0];
   }
 
+  /** Adds an item to the collections (names) it is not in, creating missing ones; answers its collection ids after. */
+  async addItemCollections(tx: ItemsRepository, accountId: string, itemId: string, current: string[], names: string[], now: number): Promise<string[]> {
+    const wanted = new Map<string, string>();
+    for (const name of names.map((n) => n.trim()).filter(Boolean)) if (!wanted.has(tagSlug(name))) wanted.set(tagSlug(name), name);
+    if (wanted.size === 0) return current;
+    const repo = new CollectionsRepository(tx.kysely);
+    const found = await repo.ensureMany(accountId, [...wanted].map(([slug, name]) => ({ id: newId(), name, slug })), now);
+    const added = found.map((c) => c.id).filter((id) => !current.includes(id));
+    await repo.link(accountId, itemId, added, now);
+    return [...current, ...added];
+  }
+
   /** Sets an item's collections to exactly `wanted` (ids, names or slugs; unknown names are created). */
   async setItemCollections(tx: ItemsRepository, caller: Caller, itemId: string, current: string[], wanted: string[], now: number): Promise<string[]> {
     const repo = new CollectionsRepository(tx.kysely);

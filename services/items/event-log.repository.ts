@@ -102,6 +102,19 @@ export class EventLogRepository {
     return row?.p == null ? this.head(accountId) : Number(row.p) - 1;
   }
 
+  /** True when the account's item was deleted (its item.deleted event is kept), as opposed to never existing. */
+  async wasDeleted(accountId: string, itemId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("items.item_events")
+      .select("seq")
+      .where("account_id", "=", accountId)
+      .where("item_id", "=", itemId)
+      .where("type", "=", "item.deleted")
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** The account's last position (0 before any event). */
   async head(accountId: string): Promise<number> {
     const row = await this.db

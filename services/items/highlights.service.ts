@@ -111,6 +111,22 @@ export class HighlightsService {
     return { ok: true, id };
   }
 
+  /**
+   * Adds highlights to an item inside the caller's transaction (an import), each placed on `markdown` as `create`
+   * places one; `createdAt` defaults to `now`. The caller refreshes the item's lists.
+   */
+  async addIn(tx: ItemsRepository, accountId: string, itemId: string, markdown: string, inputs: (HighlightInput & { createdAt?: number })[], now: number): Promise<void> {
+    const rows = inputs.map(
+      (h): HighlightRow => ({ id: newId(), item_id: itemId, note: h.note ?? "", created_at: h.createdAt ?? now, updated_at: now, text: h.text, ...place(markdown, h) }),
+    );
+    await new HighlightsRepository(tx.kysely).insertMany(accountId, rows);
+  }
+
+  /** The texts of an item's highlights. */
+  textsOf(tx: ItemsRepository, accountId: string, itemId: string): Promise<Set<string>> {
+    return new HighlightsRepository(tx.kysely).textsOf(accountId, itemId);
+  }
+
   /** After new content, inside the capture's transaction: each highlight is found again by its text and anchors. */
   async reanchorIn(tx: ItemsRepository, accountId: string, itemId: string, markdown: string): Promise<void> {
     const repo = new HighlightsRepository(tx.kysely);

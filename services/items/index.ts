@@ -1,11 +1,21 @@
 // The items service: saved pages, their content, tags, collections, highlights, media and the item event outbox.
 import { join } from "node:path";
 import type { Kysely } from "kysely";
-import { itemEventsFilter, itemRefsSubject, type ItemEventMessage } from "@trove/contracts";
+import {
+  captureItemSubject,
+  exportPageSubject,
+  importEntriesSubject,
+  itemEventsFilter,
+  itemRefsSubject,
+  type Caller,
+  type ItemEventMessage,
+} from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { poolExtractor } from "@trove/extract";
 import { PostgresSearchEngine, startSemanticIndex } from "@trove/search";
 import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
+import { ContentCapture } from "./capture.ts";
+import { CaptureItemService } from "./capture-item.service.ts";
 import { CollectionsRepository } from "./collections.repository.ts";
 import { CollectionsService } from "./collections.service.ts";
 import { ChangesService } from "./changes.service.ts";
@@ -22,6 +32,8 @@ import { MediaRepository } from "./media.repository.ts";
 import { MediaService } from "./media.service.ts";
 import { RefsRepository } from "./refs.repository.ts";
 import { RefsService } from "./refs.service.ts";
+import { ExportPageService } from "./export-page.service.ts";
+import { ImportService } from "./import.service.ts";
 import { EventRelay } from "./relay.ts";
 import { SearchDocsRepository } from "./search-docs.repository.ts";
 import { SearchIndexer, SearchService } from "./search.service.ts";
@@ -61,20 +73,22 @@ export const itemsService: ServiceModule = {
     const media = new MediaService(new MediaRepository(db), itemsRepo, rt.blobs, rt.log);
     const items = new ItemsService(itemsRepo, tags, collections, media, new ConnectedNotes(rt.bus, rt.log));
     const refs = new RefsService(itemsRepo, new RefsRepository(db));
-    const highlights = new HighlightsService(new HighlightsRepository(db), itemsRepo);
-    const ingest = new IngestService(
-      itemsRepo,
-      usage,
+    const highlightsRepo = new HighlightsRepository(db);
+    const highlights = new HighlightsService(highlightsRepo, itemsRepo);
+    const captures = new ContentCapture(
       highlights,
       media,
       {
         allowPrivateNetwork: rt.config.allowPrivateNetwork,
-        waitMs: rt.config.ingestWaitMs,
         resolver: rt.resolver,
         extractor: poolExtractor(rt.workers, { deadlineMs: rt.config.extractTimeoutMs }),
       },
       rt.log,
     );
+    const ingest = new IngestService(itemsRepo, usage, captures, media, { waitMs: rt.config.ingestWaitMs }, rt.log);
+    const exportPage = new ExportPageService(itemsRepo, highlightsRepo, tags, collections);
+    const imports = new ImportService(itemsRepo, usage, tags, collections, highlights, captures);
+    const captureItem = new CaptureItemService(itemsRepo, eventLog, captures);
     const changes = new ChangesService(itemsRepo, eventLog, relay, tags, collections);
     const { engine, docs, indexer: searchIndex } = itemsSearchIndex(db, { maxRanked: rt.config.searchRanked });
     // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer, embedded on the worker pool.
@@ -96,13 +110,20 @@ export const itemsService: ServiceModule = {
     );
     const backfill = searchIndex.reindexIfEmpty().catch((err) => rt.log.error({ err }, "search backfill failed; run bun run search:reindex"));
     const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage, changes, search }), rt.log);
-    // For the notes service (item links, note context): what the caller may see of some items and highlights.
-    subs.push(
-      rt.bus.serve(itemRefsSubject, (payload, meta) => {
+    // Internal subjects, each answered as the caller its headers carry. For the notes service (item links, note
+    // context): what the caller may see of some items and highlights. For the exports service (data portability):
+    // pages of items to export, import batches to save, and captures of imported items.
+    const internal = (subject: string, handler: (caller: Caller, payload: unknown) => Promise<unknown>) =>
+      rt.bus.serve(subject, (payload, meta) => {
         const caller = readCaller(meta);
         if (!caller) throw new AppError("unauthorized", "no caller");
-        return refs.itemRefs(caller, payload);
-      }),
+        return handler(caller, payload);
+      });
+    subs.push(
+      internal(itemRefsSubject, (caller, payload) => refs.itemRefs(caller, payload)),
+      internal(exportPageSubject, (caller, payload) => exportPage.exportPage(caller, payload)),
+      internal(importEntriesSubject, (caller, payload) => imports.importEntries(caller, payload)),
+      internal(captureItemSubject, (caller, payload) => captureItem.captureItem(caller, payload)),
     );
     relay.start();
     tagDeletions.start();

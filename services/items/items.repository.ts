@@ -48,6 +48,21 @@ export interface NewItem {
   now: number;
 }
 
+/** An item an import adds, with the state it had where it came from. */
+export interface ImportedItem {
+  id: string;
+  url: string;
+  urlHash: string;
+  title: string;
+  status: string;
+  notes: string;
+  source: string | null;
+  /** The original save time (in the past); the item's updated_at is `now`. */
+  createdAt: number;
+  processedAt: number | null;
+  now: number;
+}
+
 export interface ItemEventRow {
   id: string;
   type: string;
@@ -227,6 +242,40 @@ export class ItemsRepository {
     return { id: row.id as string, inserted: row.inserted as boolean };
   }
 
+  /**
+   * Inserts an imported item unless its URL is saved already (then false: a concurrent save or import won, and
+   * the caller merges into that one). A concurrent insert of the same URL waits here until the other commits.
+   */
+  async insertImported(accountId: string, item: ImportedItem): Promise<boolean> {
+    const row = await this.db
+      .insertInto("items.items")
+      .values({
+        id: item.id,
+        account_id: accountId,
+        url: item.url,
+        url_hash: item.urlHash,
+        title: item.title,
+        status: item.status,
+        notes: item.notes,
+        source: item.source,
+        created_at: item.createdAt,
+        updated_at: item.now,
+        last_seen_at: item.createdAt,
+        processed_at: item.processedAt,
+      })
+      .onConflict((oc) => oc.columns(["account_id", "url_hash"]).doNothing())
+      .returning("id")
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The ids of the items saved under any of these URL hashes, by hash (one query for a whole import batch). */
+  async idsByHash(accountId: string, hashes: string[]): Promise<Map<string, string>> {
+    if (hashes.length === 0) return new Map();
+    const rows = await this.db.selectFrom("items.items").select(["id", "url_hash"]).where("account_id", "=", accountId).where(idIn(hashes, "url_hash")).execute();
+    return new Map(rows.map((r) => [r.url_hash as string, r.id as string]));
+  }
+
   async findByHash(accountId: string, urlHash: string): Promise<ItemRow | undefined> {
     return (await this.db
       .selectFrom("items.items")
@@ -338,6 +387,32 @@ export class ItemsRepository {
       await this.addContents(accountId, rows);
     }
     return { rows, total };
+  }
+
+  /**
+   * A page of the items passing the filter and scope in id order after `after` (an export's keyset walk, on the
+   * (account_id, id) index), without content.
+   */
+  async pageInIdOrder(accountId: string, f: ItemFilter, after: string | null, limit: number): Promise<ItemRow[]> {
+    let q = this.filtered(accountId, f);
+    if (after !== null) q = q.where("id", ">", after);
+    return (await q.select([...metaColumns, tagList, collectionList]).orderBy("id").limit(limit).execute()) as ItemRow[];
+  }
+
+  /** The Markdown of those of these items that have some. */
+  async markdowns(accountId: string, ids: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const chunk of chunks(ids, idsPerStatement)) {
+      const rows = await this.db
+        .selectFrom("items.items")
+        .select(["id", "content_markdown"])
+        .where("account_id", "=", accountId)
+        .where(idIn(chunk))
+        .where("content_markdown", "is not", null)
+        .execute();
+      for (const r of rows) out.set(r.id as string, r.content_markdown as string);
+    }
+    return out;
   }
 
   /** Reads the rows' structured content and Markdown into them. */

@@ -37,6 +37,21 @@ export class TagsRepository {
     return { tag: tag!, existing: true };
   }
 
+  /**
+   * Creates the tags whose slugs do not exist yet and answers them all, in two statements however many. Created
+   * in slug order, so two transactions creating the same new tags take their locks in the same order.
+   */
+  async ensureMany(accountId: string, tags: { id: string; name: string; slug: string }[], now: number): Promise<TagRow[]> {
+    if (tags.length === 0) return [];
+    const sorted = [...tags].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+    await this.db
+      .insertInto("items.tags")
+      .values(sorted.map((t) => ({ id: t.id, account_id: accountId, name: t.name, slug: t.slug, description: null, created_at: now })))
+      .onConflict((oc) => oc.columns(["account_id", "slug"]).doNothing())
+      .execute();
+    return this.bySlugs(accountId, sorted.map((t) => t.slug));
+  }
+
   async update(accountId: string, slug: string, set: { name?: string; description?: string | null }): Promise<TagRow | undefined> {
     return (await this.db
       .updateTable("items.tags")

@@ -87,6 +87,30 @@ export class TagsService {
     return { ok: true, slug, itemsUntagged };
   }
 
+  /** The slugs of tags named by name or slug, and the names that match no tag of the account. */
+  async resolve(caller: Caller, namesOrSlugs: string[]): Promise<{ slugs: string[]; unknown: string[] }> {
+    const slugs = this.slugsOf(namesOrSlugs);
+    const found = new Set((await this.repo.bySlugs(caller.accountId, slugs)).map((t) => t.slug));
+    return { slugs, unknown: namesOrSlugs.filter((n) => !found.has(tagSlug(n))) };
+  }
+
+  /**
+   * Adds to an item the tags (names) it lacks, creating missing tags as `create` does (trimmed name, its slug);
+   * nothing is removed. Answers the item's slugs afterwards: `current` first, then the added ones.
+   */
+  async addItemTags(tx: ItemsRepository, accountId: string, itemId: string, current: string[], names: string[], now: number): Promise<string[]> {
+    const wanted = new Map<string, string>();
+    for (const name of names.map((n) => n.trim()).filter(Boolean)) {
+      const slug = tagSlug(name);
+      if (!current.includes(slug) && !wanted.has(slug)) wanted.set(slug, name);
+    }
+    if (wanted.size === 0) return current;
+    const repo = new TagsRepository(tx.kysely);
+    const tags = await repo.ensureMany(accountId, [...wanted].map(([slug, name]) => ({ id: newId(), name, slug })), now);
+    await repo.link(accountId, itemId, tags.map((t) => t.id), now);
+    return [...current, ...tags.map((t) => t.slug)];
+  }
+
   /** Sets an item's tags to exactly `wanted` (names or slugs), creating missing tags; returns the slugs. */
   async setItemTags(tx: ItemsRepository, caller: Caller, itemId: string, current: string[], wanted: string[], now: number): Promise<string[]> {
     const repo = new TagsRepository(tx.kysely);

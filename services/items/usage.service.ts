@@ -40,9 +40,12 @@ export class UsageService {
     return true;
   }
 
-  /** Gives back the count of an item withdrawn by the save that added it. */
-  giveBack(tx: ItemsRepository, accountId: string, createdAt: number): Promise<void> {
-    return tx.countDown(accountId, ["lifetime", monthKey(createdAt)]);
+  /**
+   * Gives back the count of an item withdrawn by the save that added it. `countedAt` is the time countNew was
+   * given, not the item's createdAt: an imported item is created in the past but counted in the month it arrived.
+   */
+  giveBack(tx: ItemsRepository, accountId: string, countedAt: number): Promise<void> {
+    return tx.countDown(accountId, ["lifetime", monthKey(countedAt)]);
   }
 
   /** Refuses a save that would pass the plan limit: 429 quota_reached with the plan and the sync summary. */
