@@ -81,7 +81,7 @@ describe("CSV export", () => {
     expect(formula.title).toBe("'=HYPERLINK(\"http://evil.test\",\"click\")");
     const rich = rows.find((r) => r.id === lib.ids.rich)!;
     expect(rich.note).toBe("My own note, with a line\nand another.");
-    expect(rich.tags.split("|")).toEqual(["Reading", "日本語"]);
+    expect(rich.tags!.split("|")).toEqual(["Reading", "日本語"]);
     for (const row of rows) for (const cell of Object.values(row)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
   });
 });

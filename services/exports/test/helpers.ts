@@ -5,7 +5,7 @@ import { articleHtml, eventually, type TestTrove } from "@trove/testing";
 
 export interface Library {
   /** Item ids by name. */
-  ids: Record<string, string>;
+  ids: { rich: string; formula: string; archived: string; plain: string };
   collectionId: string;
 }
 
@@ -27,8 +27,7 @@ const update = async (trove: TestTrove, id: string, body: unknown, key?: string)
 export async function seedLibrary(trove: TestTrove, key?: string, host = "library.example.test"): Promise<Library> {
   const collection = await trove.api("/api/collections", { method: "POST", json: { name: "Deep Reads" }, key });
   const collectionId = (await collection.json()).collection.id as string;
-  const ids: Record<string, string> = {};
-  ids.rich = await save(trove, `https://${host}/rich`, key);
+  const ids = { rich: await save(trove, `https://${host}/rich`, key), formula: "", archived: "", plain: "" };
   await update(trove, ids.rich, { tags: ["Reading", "日本語"], collectionId, notes: "My own note, with a line\nand another." }, key);
   for (const text of ["Parsers turn text", "structure"]) {
     const res = await trove.api(`/api/items/${ids.rich}/highlights`, { method: "POST", json: { text, note: `why ${text}` }, key });
