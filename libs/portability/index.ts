@@ -1,2 +1,26 @@
 // Data portability formats: import parsers (run on the worker pool) and export writers (streamed).
-export {};
+export {
+  defaultImportLimits,
+  detectFormat,
+  favouriteTag,
+  ImportFileError,
+  importParsers,
+  importParseTask,
+  importParseTaskName,
+  parseImport,
+  parseInstapaperCsv,
+  parseKarakeepJson,
+  parseNetscapeHtml,
+  parseOmnivoreZip,
+  parsePocketCsv,
+  parseReadwiseCsv,
+  parseTroveJson,
+  parseTroveMarkdownZip,
+  parseWallabagJson,
+  resolveLimits,
+  troveMarkdownMarkers,
+  type ImportFileErrorCode,
+  type ImportLimits,
+  type ImportParser,
+  type ImportParseTaskInput,
+} from "./import/index.ts";
