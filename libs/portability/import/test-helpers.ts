@@ -29,3 +29,11 @@ export function fileErrorCode(fn: () => unknown): ImportFileErrorCode | "returne
     return (err as ImportFileError).code;
   }
 }
+
+/** Where an archive's first central directory header starts (cutting there leaves the entries, not the directory). */
+export function centralDirectoryAt(zip: Uint8Array): number {
+  for (let i = 0; i < zip.length - 4; i++) {
+    if (zip[i] === 0x50 && zip[i + 1] === 0x4b && zip[i + 2] === 0x01 && zip[i + 3] === 0x02) return i;
+  }
+  throw new Error("no central directory");
+}

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { Deflate, strToU8, Zip, ZipDeflate, zipSync, type Zippable } from "fflate";
 import { ImportFileError } from "./errors.ts";
 import { defaultImportLimits, resolveLimits } from "./limits.ts";
-import { fileErrorCode } from "./test-helpers.ts";
+import { centralDirectoryAt, fileErrorCode } from "./test-helpers.ts";
 import { readZip } from "./zip.ts";
 
 const all = () => true;
@@ -83,14 +83,6 @@ function zerosBomb(name: string, mebibytes: number): Uint8Array {
   ev.setUint32(12, central.length, true);
   ev.setUint32(16, local.length + data.length, true);
   return concat([local, data, central, end]);
-}
-
-/** Where the first central directory header starts. */
-function centralDirectoryAt(zip: Uint8Array): number {
-  for (let i = 0; i < zip.length - 4; i++) {
-    if (zip[i] === 0x50 && zip[i + 1] === 0x4b && zip[i + 2] === 0x01 && zip[i + 3] === 0x02) return i;
-  }
-  throw new Error("no central directory");
 }
 
 const three: Zippable = {
