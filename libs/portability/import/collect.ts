@@ -49,6 +49,7 @@ export function isTrue(value: unknown): boolean {
 }
 
 const maxHintLength = 300;
+const maxReasonLength = 1_000;
 
 export class EntryCollector {
   private readonly entries: ImportEntry[] = [];
@@ -83,8 +84,10 @@ export class EntryCollector {
       this.unlistedErrors++;
       return;
     }
+    // Reasons may quote the file (ZIP entry names, parser messages): they are stored like any other text.
+    const cleanReason = clampText(cleanText(reason), maxReasonLength);
     const cleanHint = hint === undefined ? undefined : optionalText(hint, maxHintLength);
-    this.errors.push(cleanHint === undefined ? { index, reason } : { index, reason, hint: cleanHint });
+    this.errors.push(cleanHint === undefined ? { index, reason: cleanReason } : { index, reason: cleanReason, hint: cleanHint });
   }
 
   /** Marks the result truncated; the first reason is kept. */
@@ -126,9 +129,9 @@ export class EntryCollector {
     if (note !== undefined) entry.note = note;
     const highlights = cleanHighlights(draft.highlights ?? [], l);
     if (highlights.length > 0) entry.highlights = highlights;
-    const markdown = optionalText(draft.contentMarkdown, l.maxContentLength);
+    const markdown = content(draft.contentMarkdown, l.maxContentLength);
     if (markdown !== undefined) entry.contentMarkdown = markdown;
-    const html = optionalText(draft.contentHtml, l.maxContentLength);
+    const html = content(draft.contentHtml, l.maxContentLength);
     if (html !== undefined) entry.contentHtml = html;
     const source = draft.source === undefined || draft.source === null ? this.source : optionalText(draft.source, 200);
     if (source !== undefined) entry.source = source;
@@ -179,6 +182,13 @@ function cleanHighlights(drafts: readonly HighlightDraft[], l: ImportLimits): Po
     highlights.push(highlight);
   }
   return highlights;
+}
+
+/** Content as written (not trimmed: highlight offsets point into it); undefined when blank. */
+function content(value: unknown, max: number): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const text = clampText(cleanText(value), max);
+  return text.trim() === "" ? undefined : text;
 }
 
 function offset(value: unknown): number | null {

@@ -1,5 +1,6 @@
 // A whole-file failure: the import job fails with this reason. One unreadable row or entry is never this: it goes
 // into the result's `errors` and the rest of the file is still read.
+import { cleanText } from "./text.ts";
 
 export type ImportFileErrorCode =
   /** A ZIP archive that inflates past the limits, or holds too many entries. */
@@ -15,7 +16,8 @@ export class ImportFileError extends Error {
   readonly code: ImportFileErrorCode;
 
   constructor(code: ImportFileErrorCode, message: string) {
-    super(message);
+    // Messages may quote the file (entry names): the job stores them as its failure reason.
+    super(cleanText(message));
     this.code = code;
   }
 }

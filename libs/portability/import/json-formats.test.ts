@@ -246,6 +246,14 @@ describe("Trove JSON", () => {
     expect(cut.truncated).toBeDefined();
   });
 
+  test("content Markdown is kept exactly as written (leading indentation included): offsets point into it", () => {
+    const markdown = "    indented code first\n\ntext after  ";
+    const [entry] = parseTroveJson(bytes(JSON.stringify({ items: [record({ contentMarkdown: markdown })] }))).entries;
+    expect(entry?.contentMarkdown).toBe(markdown);
+    const [blank] = parseTroveJson(bytes(JSON.stringify({ items: [record({ contentMarkdown: " \n " })] }))).entries;
+    expect(blank?.contentMarkdown).toBeUndefined();
+  });
+
   test("highlights with broken offsets keep their text, offsets become null; empty-text highlights are dropped", () => {
     const bad = record({
       highlights: [

@@ -166,6 +166,16 @@ describe("odd and damaged files", () => {
     expect(result.truncated).toBe("the file holds more than 3 entries; only the first 3 were read");
   });
 
+  test("a folder heading without its list (an empty folder) does not name a later list", () => {
+    const html = `<DL><p><DT><H3>Empty</H3>\n<DT><A HREF="https://after.example/">After</A>\n<DL><p><DT><A HREF="https://in.example/">In</A></DL>
+<DT><H3>Full</H3><DL><p><DT><A HREF="https://full.example/">Full one</A></DL></DL>`;
+    expect(parseNetscapeHtml(bytes(html)).entries.map((e) => [e.url, e.collections])).toEqual([
+      ["https://after.example/", undefined],
+      ["https://in.example/", undefined],
+      ["https://full.example/", ["Full"]],
+    ]);
+  });
+
   test("a file with no bookmarks gives nothing and no errors", () => {
     expect(parseNetscapeHtml(bytes("<!DOCTYPE NETSCAPE-Bookmark-file-1><DL><p></DL><p>"))).toEqual({ entries: [], errors: [] });
   });

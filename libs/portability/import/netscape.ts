@@ -49,6 +49,8 @@ export function parseNetscapeHtml(bytes: Uint8Array, limits: ImportLimits = defa
     {
       onopentag(name, attrs) {
         if (["dt", "dl", "dd", "h1", "h3", "a"].includes(name)) endDescription();
+        // A folder heading not followed by its <DL> (an empty folder some tools write so) names nothing after it.
+        if (name === "h3" || name === "a") pendingFolder = undefined;
         if (name === "h3") heading = { attrs, text: "" };
         else if (name === "dl") {
           folders.push(pendingFolder ?? null);

@@ -113,7 +113,7 @@ function readBody(body: string): Body {
   };
   const between = (start: number, end: number): string => lines.slice(start + 1, end).join("\n");
 
-  if (!Object.values(m).some((marker) => first(marker, 0) >= 0)) return { content: body };
+  if (!Object.values(m).some((marker) => first(marker, 0) >= 0)) return { content: body.trim() };
   const result: Body = {};
   let at = 0;
   const contentStart = first(m.contentStart, 0);

@@ -136,6 +136,11 @@ describe("zip bombs", () => {
     expect(readZip(zip, defaultImportLimits, all).entries[0]?.data.length).toBe(5 * 1024 * 1024);
   });
 
+  test("the error message quoting an entry name holds no NUL (the job stores it as its reason)", () => {
+    const bomb = zipSync({ "bo\u0000mb.bin": new Uint8Array(2 * 1024 * 1024) });
+    expect(() => readZip(bomb, resolveLimits({ maxZipEntryBytes: 1024 * 1024 }), all)).toThrow(`bomb.bin expands past ${1024 * 1024} bytes`);
+  });
+
   test("more entries than maxZipEntries: zip_bomb, even when none is wanted", () => {
     expect(fileErrorCode(() => readZip(zipSync(three), resolveLimits({ maxZipEntries: 2 }), () => false))).toBe("zip_bomb");
     expect(readZip(zipSync(three), resolveLimits({ maxZipEntries: 3 }), all).entries).toHaveLength(3);
