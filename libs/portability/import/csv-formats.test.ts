@@ -172,6 +172,22 @@ describe("Readwise Reader CSV", () => {
     expect(result.errors).toEqual([{ index: 5, reason: "no URL", hint: "PDF upload" }]);
   });
 
+  test("unicode titles and tags, duplicate rows kept, a file cut inside a quoted tag list", () => {
+    const csv = [
+      "Title,URL,Document tags,Saved date,Location",
+      `"Привет, мир 👋",https://ru.example/привет,"['русский', '🏷️']",2024-06-01 00:00:00+00:00,later`,
+      `"Привет, мир 👋",https://ru.example/привет,[],2024-06-02 00:00:00+00:00,archive`,
+      `مقالة,https://ar.example/مقالة,"['عربي'`,
+    ].join("\n");
+    const read = parseReadwiseCsv(bytes(csv));
+    expect(read.entries).toEqual([
+      { url: "https://ru.example/привет", title: "Привет, мир 👋", createdAt: Date.UTC(2024, 5, 1) / 1000, tags: ["русский", "🏷️"], status: "stashed", source: "import:readwise" },
+      { url: "https://ru.example/привет", title: "Привет, мир 👋", createdAt: Date.UTC(2024, 5, 2) / 1000, status: "archived", source: "import:readwise" },
+    ]);
+    expect(read.errors).toEqual([{ index: 2, reason: "the file ends inside a quoted cell (cut short?)", hint: "line 4" }]);
+    expect(read.truncated).toBeDefined();
+  });
+
   test("lower-case and snake_case headers, and a note column", () => {
     const csv = "title,source_url,document_tags,saved_at,location,notes\nLower,https://l.example/,['x'],1714558272,archive,My note\n";
     expect(parseReadwiseCsv(bytes(csv)).entries).toEqual([

@@ -92,6 +92,17 @@ describe("wallabag JSON", () => {
     expect(read.truncated).toBeUndefined();
   });
 
+  test("the same URL twice is two entries (the items service dedupes)", () => {
+    const twice = [
+      { url: "https://d.example/", title: 'Say "hi", twice', is_archived: 0 },
+      { url: "https://d.example/", title: "Second save", is_archived: 1 },
+    ];
+    expect(parseWallabagJson(bytes(JSON.stringify(twice))).entries.map((e) => [e.url, e.title, e.status])).toEqual([
+      ["https://d.example/", 'Say "hi", twice', "stashed"],
+      ["https://d.example/", "Second save", "archived"],
+    ]);
+  });
+
   test("not JSON at all is corrupt_file; JSON of another shape is unsupported_format", () => {
     expect(fileErrorCode(() => parseWallabagJson(bytes("hello, world")))).toBe("corrupt_file");
     expect(fileErrorCode(() => parseWallabagJson(bytes('{"something": "else"}')))).toBe("unsupported_format");
@@ -150,6 +161,15 @@ describe("Karakeep JSON", () => {
     expect(result.entries[1]).toEqual({ url: "https://fav.example/", createdAt: Date.UTC(2024, 4, 6, 12) / 1000, tags: ["favorite"], status: "archived", source: "import:karakeep" });
     expect(result.entries[2]).toMatchObject({ url: "https://fav.example/only", status: "flagged" });
     expect(result.entries[2]?.note).toBeUndefined();
+  });
+
+  test("duplicates are kept; quotes and backslashes in titles survive", () => {
+    const link = (title: string) => ({ createdAt: 1, title, tags: [], content: { type: "link", url: "https://dup.example/" }, note: null });
+    const read = parseKarakeepJson(bytes(JSON.stringify({ bookmarks: [link('A "quoted" \\ title'), link("again")] })));
+    expect(read.entries.map((e) => [e.url, e.title])).toEqual([
+      ["https://dup.example/", 'A "quoted" \\ title'],
+      ["https://dup.example/", "again"],
+    ]);
   });
 
   test("a file cut inside the bookmarks keeps the whole ones (and the lists are lost with the cut)", () => {
@@ -235,6 +255,14 @@ describe("Trove JSON", () => {
     expect(result.entries[1]).toEqual({ url: "https://trove.example/b", title: "B", createdAt: 1_700_000_000, status: "flagged" });
     expect(result.entries[2]?.status).toBeUndefined();
     expect(result.errors).toEqual([{ index: 2, reason: "not a web address (javascript: URL)", hint: "javascript:alert(1)" }]);
+  });
+
+  test("two records of the same URL are two entries", () => {
+    const read = parseTroveJson(bytes(JSON.stringify({ items: [record({ title: "one" }), record({ title: "two" })] })));
+    expect(read.entries.map((e) => [e.url, e.title])).toEqual([
+      ["https://trove.example/a", "one"],
+      ["https://trove.example/a", "two"],
+    ]);
   });
 
   test("a bare array of records reads too; a file cut mid-record keeps the records before", () => {

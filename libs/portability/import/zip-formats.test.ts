@@ -99,6 +99,20 @@ describe("Omnivore ZIP", () => {
     expect(result.truncated).toBeUndefined();
   });
 
+  test("two items of the same URL (saved twice, two slugs) are two entries, each with its own page", () => {
+    const twice = [
+      { slug: "first-save", title: "First", url: "https://same.example/", state: "SUCCEEDED", labels: [], savedAt: "2023-01-01T00:00:00Z" },
+      { slug: "second-save", title: "Second", url: "https://same.example/", state: "ARCHIVED", labels: [], savedAt: "2023-01-02T00:00:00Z" },
+    ];
+    const read = parseOmnivoreZip(
+      zipSync({ "metadata_0_to_2.json": json(twice), "content/first-save.html": strToU8("<p>1</p>"), "content/second-save.html": strToU8("<p>2</p>") }),
+    );
+    expect(read.entries.map((e) => [e.url, e.title, e.status, e.contentHtml])).toEqual([
+      ["https://same.example/", "First", "stashed", "<p>1</p>"],
+      ["https://same.example/", "Second", "archived", "<p>2</p>"],
+    ]);
+  });
+
   test("a re-zipped export (everything inside a folder) reads the same", () => {
     const nested = Object.fromEntries(Object.entries(omnivoreZip()).map(([name, data]) => [`Omnivore-export/${name}`, data]));
     expect(parseOmnivoreZip(zipSync(nested)).entries).toEqual(result.entries);
@@ -246,6 +260,15 @@ describe("Trove Markdown ZIP", () => {
       [3, "items/bad-yaml.md", "the frontmatter is not valid YAML"],
       [4, "items/bad-highlights.md", "imported without its highlights: their JSON block does not parse"],
       [6, "mailto:someone@example.com", "not a web address"],
+    ]);
+  });
+
+  test("two files of the same URL are two entries", () => {
+    const same = (title: string) => strToU8(itemFile(`url: https://same.example/\ntitle: ${title}`, {}));
+    const read = parseTroveMarkdownZip(zipSync({ "a.md": same("One"), "b/a.md": same("Two") }));
+    expect(read.entries.map((e) => [e.url, e.title])).toEqual([
+      ["https://same.example/", "One"],
+      ["https://same.example/", "Two"],
     ]);
   });
 
