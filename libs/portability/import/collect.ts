@@ -95,10 +95,6 @@ export class EntryCollector {
     this.truncated ??= reason;
   }
 
-  get entryCount(): number {
-    return this.entries.length;
-  }
-
   result(): ImportParseResult {
     const errors = [...this.errors];
     if (this.unlistedErrors > 0) {

@@ -5,7 +5,7 @@ import type { ImportParseResult } from "@trove/contracts";
 import { EntryCollector, statusFor, type HighlightDraft } from "./collect.ts";
 import { ImportFileError } from "./errors.ts";
 import { collectJsonEntries } from "./json-entries.ts";
-import { readJsonEntries } from "./json.ts";
+import { readJsonEntries, type JsonEntries } from "./json.ts";
 import { defaultImportLimits, type ImportLimits } from "./limits.ts";
 import { parseOmnivoreHighlights } from "./omnivore-highlights.ts";
 import { tagNames } from "./tags.ts";
@@ -36,18 +36,18 @@ export function parseOmnivoreZip(bytes: Uint8Array, limits: ImportLimits = defau
     throw new ImportFileError("unsupported_format", "no metadata_*.json in the archive: not an Omnivore export?");
   }
   const pages = new Map<string, Uint8Array>();
-  const notes = new Map<string, Uint8Array>();
+  const highlightFiles = new Map<string, Uint8Array>();
   for (const entry of zip.entries) {
     const page = slugOf(entry.name, "content", ".html");
     if (page !== undefined) pages.set(page, entry.data);
     const marks = slugOf(entry.name, "highlights", ".md");
-    if (marks !== undefined) notes.set(marks, entry.data);
+    if (marks !== undefined) highlightFiles.set(marks, entry.data);
   }
 
   const out = new EntryCollector(limits, "import:omnivore");
   let index = 0;
   for (const file of metadata) {
-    let read;
+    let read: JsonEntries;
     try {
       read = readJsonEntries(file.data, "items");
     } catch (err) {
@@ -61,7 +61,7 @@ export function parseOmnivoreZip(bytes: Uint8Array, limits: ImportLimits = defau
       (item) => {
         const slug = typeof item.slug === "string" ? item.slug : undefined;
         const page = slug === undefined ? undefined : pages.get(slug);
-        const marks = slug === undefined ? undefined : notes.get(slug);
+        const marks = slug === undefined ? undefined : highlightFiles.get(slug);
         const parsed = marks === undefined ? { highlights: [] as HighlightDraft[], itemNote: undefined } : parseOmnivoreHighlights(decodeText(marks));
         const state = statusFor(typeof item.state === "string" && item.state.toLowerCase() === "archived", false);
         return {
