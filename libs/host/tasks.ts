@@ -3,10 +3,12 @@
 import { embedTask, embedTaskName } from "@trove/embed";
 import { extractTask, extractTaskName } from "@trove/extract";
 import { feedParseTask, feedParseTaskName } from "@trove/feeds";
+import { importParseTask, importParseTaskName } from "@trove/portability";
 import { serveTasks } from "@trove/workers";
 
 serveTasks({
   [extractTaskName]: extractTask,
   [embedTaskName]: embedTask,
   [feedParseTaskName]: feedParseTask,
+  [importParseTaskName]: importParseTask,
 });
