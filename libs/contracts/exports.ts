@@ -56,7 +56,11 @@ export const ImportJob = t.Object({
   error: t.Nullable(t.String()),
 });
 
-const ImportFormat = t.UnionEnum([...importFormats], { description: "detected from the file when left out" });
+// A union of literals: Elysia fills a missing optional UnionEnum with its first value.
+const ImportFormat = t.Union(
+  importFormats.map((f) => t.Literal(f)),
+  { description: "detected from the file when left out" },
+);
 
 export const exportOperations = {
   createExport: op({

@@ -44,17 +44,22 @@ export class ImportRunner {
     const bytes = job.blob ? await this.blobs.get(job.blob) : undefined;
     if (!bytes) throw new ImportFailed("the uploaded file is no longer stored");
     const parsed = await this.parse(bytes, job.format as ImportFormat);
-    const unreadable = parsed.errors.length;
+    // Some reasons describe an entry that was still read, with a part missing ("imported without its highlights"):
+    // listed with the failures for the user to see, not counted as entries lost.
+    const partial = parsed.errors.filter((e) => e.reason.startsWith("imported without"));
+    const lost = parsed.errors.filter((e) => !e.reason.startsWith("imported without"));
+    const unreadable = lost.length;
     const total = parsed.entries.length + unreadable;
     if (Number(job.entries) !== total) await this.jobs.setEntries(job.id, lease.owner, total);
     // Entries the file could not give are the first failures (recorded once: a resumed job finds them there).
     let processed = Number(job.processed);
-    if (processed === 0 && unreadable > 0) {
-      const failures = parsed.errors.map((e, seq) => ({ seq, idx: e.index, url: e.hint ?? null, reason: e.reason }));
+    if (processed === 0 && parsed.errors.length > 0) {
+      const failures = [...lost, ...partial].map((e, seq) => ({ seq, idx: e.index, url: e.hint ?? null, reason: e.reason }));
       await this.record(job, lease, { ...emptyProgress(), processed: unreadable, failed: unreadable, failures });
       processed = unreadable;
     }
-    let failedSoFar = Number(job.failed) + (Number(job.processed) === 0 ? unreadable : 0);
+    // Failure rows are numbered in one sequence: the file's own first, then the entries the items service refused.
+    let failedSoFar = parsed.errors.length + Number(job.failed) - (Number(job.processed) === 0 ? 0 : unreadable);
     const caller = await this.currentCaller(job.caller);
     for (let i = processed - unreadable; i < parsed.entries.length; i += batchEntries) {
       lease.check();

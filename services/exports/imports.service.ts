@@ -70,7 +70,8 @@ export class ImportsService {
     return {
       import: importView(row, fetches.get(id)),
       failures: failures.map((f) => ({ index: Number(f.idx), url: f.url, reason: f.reason })),
-      failuresCount: Number(row.failed),
+      // Also the entries read with a part missing, which `failed` does not count.
+      failuresCount: await this.jobs.failureCount(id),
     };
   }
 }

@@ -250,6 +250,11 @@ export class JobsRepository {
     }[];
   }
 
+  async failureCount(jobId: string): Promise<number> {
+    const row = await this.db.selectFrom("exports.import_failures").select((eb) => eb.fn.countAll<number>().as("n")).where("job_id", "=", jobId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** Background fetch counts per job, by state. */
   async fetchCounts(jobIds: string[]): Promise<Map<string, { pending: number; fetched: number; failed: number }>> {
     const out = new Map<string, { pending: number; fetched: number; failed: number }>();

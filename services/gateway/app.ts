@@ -121,9 +121,10 @@ export function createGatewayApp(deps: GatewayDeps) {
       if (length > config.maxBodyBytes) throw tooLarge(config.maxBodyBytes);
     })
     // Every body, chunked ones included, is read through a byte count that stops at the limit.
-    .onParse({ as: "global" }, ({ request, contentType, route }) => {
+    .onParse({ as: "global" }, async ({ request, contentType, route }) => {
       // A file sent as itself (an import) is kept as bytes: decoding it as text would lose what is not UTF-8.
-      if (byRoute.get(`${request.method} ${route}`)?.op.fileBody && !isJsonType(contentType)) return readLimited(request, config.maxBodyBytes);
+      const file = byRoute.get(`${request.method} ${route}`)?.op.fileBody;
+      if (file) return fileOrForm(await readLimited(request, config.maxBodyBytes), contentType, file.field);
       return parseBody(request, contentType, config.maxBodyBytes);
     })
     .onError({ as: "global" }, ({ code, error, set, request, path, route, query, params }) => {
@@ -260,6 +261,22 @@ export function createGatewayApp(deps: GatewayDeps) {
     { detail: { hide: true } },
   );
   return app;
+}
+
+/**
+ * The body of a route that takes a file: JSON naming the file's field is the JSON form (validated as such);
+ * anything else, JSON files included (a wallabag export, a cut one), is the file itself.
+ */
+function fileOrForm(bytes: Uint8Array, contentType: string, field: string): unknown {
+  if (isJsonType(contentType)) {
+    try {
+      const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
+      if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, field)) return value;
+    } catch {
+      // not JSON at all: a file
+    }
+  }
+  return bytes;
 }
 
 /** True for a schema marked `t.Optional` (an operation whose whole body may be left out). */

@@ -15,6 +15,8 @@ import { defaultImportLimits, type ImportLimits } from "./limits.ts";
 import { decodeText } from "./text.ts";
 import { portableHighlights, portableStatus } from "./trove-json.ts";
 import { baseName, readZip } from "./zip.ts";
+// The export escapes marker text inside content and notes (a U+200B after `<!--`); reading takes it out again.
+import { unescapeMarkers } from "../export/item-markdown.ts";
 
 export const troveMarkdownMarkers = {
   contentStart: "<!-- trove:content -->",
@@ -119,7 +121,7 @@ function readBody(body: string): Body {
   const contentStart = first(m.contentStart, 0);
   const contentEnd = contentStart < 0 ? -1 : last(m.contentEnd, contentStart);
   if (contentEnd >= 0) {
-    result.content = between(contentStart, contentEnd);
+    result.content = unescapeMarkers(between(contentStart, contentEnd));
     at = contentEnd + 1;
   }
   const highlightsStart = first(m.highlightsStart, at);
@@ -135,7 +137,7 @@ function readBody(body: string): Body {
   }
   const noteStart = first(m.noteStart, at);
   const noteEnd = noteStart < 0 ? -1 : last(m.noteEnd, noteStart);
-  if (noteEnd >= 0) result.note = between(noteStart, noteEnd);
+  if (noteEnd >= 0) result.note = unescapeMarkers(between(noteStart, noteEnd));
   return result;
 }
 

@@ -78,7 +78,7 @@ describe("Netscape bookmarks", () => {
     const { job, failures } = await importFile(file, { contentType: "text/html", fileName: "bookmarks.html" });
     expect(job).toMatchObject({ status: "completed", format: "netscape_html", fileName: "bookmarks.html", entries: 5, created: 3, alreadyPresent: 1, failed: 1, notImported: 0, error: null });
     expect(failures).toHaveLength(1);
-    expect(failures[0]!.reason).toContain("http");
+    expect(failures[0]!.reason).toContain("javascript");
     const article = await byUrl(`${base}/article`);
     expect(article).toMatchObject({ createdAt: 1500000000, notes: "Read this again" });
     expect(article.tags.sort()).toEqual(["Best of", "parsing"]);
@@ -192,9 +192,9 @@ describe("limits and bad input", () => {
     expect(other.status).toBe(404);
     expect((await other.json()).error).toBe("not_found");
     expect((await (await trove.api("/api/imports", { key: bobKey })).json()).imports.every((j: any) => j.id !== job.id)).toBe(true);
-    const scoped = await addClientKey(trove, { email: "carol@example.test", scope: { tagSlugs: ["reading"] } });
+    const scoped = await addClientKey(trove, { email: "bob@example.test", scope: { tagSlugs: ["reading"] } });
     expect((await upload(csv, { key: scoped })).status).toBe(403);
-    const readOnly = await addClientKey(trove, { email: "carol@example.test", access: "read_only" });
+    const readOnly = await addClientKey(trove, { email: "bob@example.test", access: "read_only" });
     expect((await upload(csv, { key: readOnly })).status).toBe(403);
   });
 });

@@ -504,7 +504,8 @@ async function walk(name: OperationName): Promise<string[]> {
     for (const v of [[], "text", 42, null]) {
       const r = await send(op, { ...baseline(), body: v }, `body = ${JSON.stringify(v)}`);
       note(problemOf(r));
-      if (r.status !== 400) problems.push(`${r.label}: a body that is not an object answered ${r.status}`);
+      // Where the body may be a file, JSON that is not the JSON form is the file itself (an import of `[]` is a file).
+      if (r.status !== 400 && !op.fileBody) problems.push(`${r.label}: a body that is not an object answered ${r.status}`);
     }
     const deep = { ...(baseline().body as object), nested: rawJson("[".repeat(50_000) + "]".repeat(50_000)) };
     note(refusal(await send(op, { ...baseline(), body: deep }, "with an unknown field nested 50,000 deep"), "nested"));
