@@ -127,6 +127,74 @@ describe("files of other services", () => {
     expect(job.fetch.pending + job.fetch.fetched + job.fetch.failed).toBe(1);
   });
 
+  test("Instapaper CSV: folders as state or collections, selections as highlights", async () => {
+    const csv = [
+      "URL,Title,Selection,Folder,Timestamp,Tags",
+      'https://insta.example.test/a,"Insta, A",a chosen sentence,Archive,1600000000,"[""x"",""y""]"',
+      "https://insta.example.test/b,Insta B,,Starred,1600000100,",
+      "https://insta.example.test/c,Insta C,,Research,1600000200,",
+    ].join("\r\n");
+    const { job } = await importFile(csv, { contentType: "text/csv", key: carolKey });
+    expect(job).toMatchObject({ status: "completed", format: "instapaper_csv", created: 3, failed: 0 });
+    const a = await byUrl("https://insta.example.test/a", carolKey);
+    expect(a).toMatchObject({ title: "Insta, A", status: "archived", createdAt: 1600000000 });
+    expect(a.tags.sort()).toEqual(["x", "y"]);
+    const highlights = (await (await trove.api(`/api/items/${a.id}/highlights`, { key: carolKey })).json()).highlights;
+    expect(highlights.map((h: any) => h.text)).toEqual(["a chosen sentence"]);
+    expect((await byUrl("https://insta.example.test/b", carolKey)).status).toBe("flagged");
+    expect((await byUrl("https://insta.example.test/c", carolKey)).collectionName).toBe("Research");
+  });
+
+  test("Readwise Reader CSV: locations as state, document tags, saved dates", async () => {
+    const csv = [
+      "Title,URL,Document tags,Saved date,Reading progress,Location,Seen",
+      "Read A,https://readwise.example.test/a,\"['alpha', 'beta']\",2024-05-01 10:11:12+00:00,0.5,archive,True",
+      "Read B,https://readwise.example.test/b,,2024-05-02 10:11:12+00:00,0,shortlist,False",
+    ].join("\r\n");
+    const { job } = await importFile(csv, { contentType: "text/csv", key: carolKey });
+    expect(job).toMatchObject({ status: "completed", format: "readwise_csv", created: 2 });
+    const a = await byUrl("https://readwise.example.test/a", carolKey);
+    expect(a).toMatchObject({ status: "archived", createdAt: Date.parse("2024-05-01T10:11:12Z") / 1000 });
+    expect(a.tags.sort()).toEqual(["alpha", "beta"]);
+    expect((await byUrl("https://readwise.example.test/b", carolKey)).status).toBe("flagged");
+  });
+
+  test("wallabag JSON: archived and starred, annotations as highlights with notes, content kept", async () => {
+    const file = JSON.stringify([
+      {
+        is_archived: 1,
+        is_starred: 1,
+        tags: ["wb"],
+        title: "Wallabag A",
+        url: "https://wallabag.example.test/a",
+        content: "<p>Wallabag content paragraph that is long enough to be real content for an article body.</p><p>Another paragraph with quoted words.</p>",
+        created_at: "2022-01-02T03:04:05+01:00",
+        annotations: [{ text: "my note", quote: "quoted words", created_at: "2022-01-03T00:00:00+00:00", ranges: [] }],
+      },
+    ]);
+    const { job } = await importFile(file, { contentType: "application/json", key: carolKey });
+    expect(job).toMatchObject({ status: "completed", format: "wallabag_json", created: 1, failed: 0 });
+    expect(job.fetch).toEqual({ pending: 0, fetched: 0, failed: 0 });
+    const a = await byUrl("https://wallabag.example.test/a", carolKey);
+    expect(a).toMatchObject({ status: "archived", createdAt: Date.parse("2022-01-02T02:04:05Z") / 1000, contentAvailable: true });
+    expect(a.tags.sort()).toEqual(["favorite", "wb"]);
+    const highlights = (await (await trove.api(`/api/items/${a.id}/highlights`, { key: carolKey })).json()).highlights;
+    expect(highlights.map((h: any) => [h.text, h.note])).toEqual([["quoted words", "my note"]]);
+  });
+
+  test("Karakeep JSON: links with notes and favourites; text bookmarks reported as not importable", async () => {
+    const file = JSON.stringify({
+      bookmarks: [
+        { createdAt: 1650000000, title: "Karakeep A", tags: ["kk"], content: { type: "link", url: "https://karakeep.example.test/a" }, note: "kk note", archived: false, favourited: true },
+        { createdAt: 1650000100, title: "A text note", tags: [], content: { type: "text", text: "just text" }, note: null, archived: false, favourited: false },
+      ],
+    });
+    const { job, failures } = await importFile(file, { contentType: "application/json", key: carolKey });
+    expect(job).toMatchObject({ status: "completed", format: "karakeep_json", created: 1, failed: 1 });
+    expect(failures[0]!.reason).toMatch(/text/);
+    expect(await byUrl("https://karakeep.example.test/a", carolKey)).toMatchObject({ status: "flagged", notes: "kk note", createdAt: 1650000000, tags: ["kk"] });
+  });
+
   test("the same file imported twice at once saves each URL once", async () => {
     const csv = "title,url,time_added,tags,status\r\n" + Array.from({ length: 30 }, (_, i) => `T${i},https://twice.example.test/${i},1600000000,,unread`).join("\r\n");
     const [a, b] = await Promise.all([importFile(csv, { key: carolKey, format: "pocket_csv" }), importFile(csv, { key: carolKey, format: "pocket_csv" })]);
