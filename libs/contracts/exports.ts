@@ -132,6 +132,8 @@ export const exportOperations = {
       fileName: t.Optional(t.String({ minLength: 1, maxLength: 255 })),
     }),
     fileBody: { field: "file" },
+    // It writes tags and collections across the library.
+    wholeLibrary: true,
     response: t.Object({ import: ImportJob }),
   }),
   listImports: op({

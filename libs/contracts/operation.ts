@@ -53,6 +53,8 @@ export interface Operation {
   fileBody?: { field: string };
   /** A POST that reads the library and changes none of it (starting an export): read-only keys may call it. */
   reads?: true;
+  /** Works on the whole library (an import): a key scoped to a tag or collection may not call it. */
+  wholeLibrary?: true;
   /** How long the gateway waits for the reply when that may exceed the configured request timeout (a produced download). */
   timeoutMs?: number;
 }

@@ -24,6 +24,8 @@ export function holds(caller: Caller, permission: Permission, method: HttpMethod
 }
 
 /** True when the caller may call the operation (403 otherwise). */
-export function permits(caller: Caller, op: Pick<Operation, "permission" | "method" | "reads">): boolean {
-  return op.permission === null || holds(caller, op.permission, op.reads ? "GET" : op.method);
+export function permits(caller: Caller, op: Pick<Operation, "permission" | "method" | "reads" | "wholeLibrary">): boolean {
+  if (op.permission === null) return true;
+  if (op.wholeLibrary && isScoped(caller)) return false;
+  return holds(caller, op.permission, op.reads ? "GET" : op.method);
 }

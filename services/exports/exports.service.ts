@@ -1,6 +1,6 @@
 // Export jobs: starting one (its filter checked now, so a bad one answers 400 at once), listing, reading, and the
 // download of a completed one (streamed by the gateway from the blob store).
-import { exportPageSubject, type BlobReply, type Caller, type ExportPageRequest, type PortableStatus } from "@trove/contracts";
+import { exportPageSubject, isScoped, type BlobReply, type Caller, type ExportPageRequest, type PortableStatus } from "@trove/contracts";
 import type { Bus } from "@trove/bus";
 import { newId, nowSeconds } from "@trove/db";
 import { AppError, notFound } from "@trove/errors";
@@ -55,22 +55,22 @@ export class ExportsService {
     );
     if (!made) throw tooManyJobs("export", this.maxOpenJobs);
     this.poke();
-    return { export: exportView((await this.jobs.get(caller.accountId, "export", id))!) };
+    return { export: exportView((await this.jobs.get(caller.accountId, "export", id, ownKey(caller)))!) };
   }
 
   async list(caller: Caller, limit: number, offset: number) {
-    const { rows, count } = await this.jobs.list(caller.accountId, "export", limit, offset);
+    const { rows, count } = await this.jobs.list(caller.accountId, "export", limit, offset, ownKey(caller));
     return { exports: rows.map(exportView), limit, offset, count };
   }
 
   async get(caller: Caller, id: string) {
-    const row = await this.jobs.get(caller.accountId, "export", id);
+    const row = await this.jobs.get(caller.accountId, "export", id, ownKey(caller));
     if (!row) throw notFound("export");
     return { export: exportView(row) };
   }
 
   async download(caller: Caller, id: string): Promise<BlobReply> {
-    const row = await this.jobs.get(caller.accountId, "export", id);
+    const row = await this.jobs.get(caller.accountId, "export", id, ownKey(caller));
     if (!row) throw notFound("export");
     if (row.status !== "completed") {
       throw new AppError("export_not_ready", row.status === "failed" ? `the export failed: ${row.error}` : `the export is ${row.status}; download it once completed`, {
@@ -101,6 +101,12 @@ export function pageRequest(p: ExportParams): Omit<ExportPageRequest, "limit"> {
     includeNotes: p.includeNotes,
   };
 }
+
+/**
+ * A key scoped to a tag or collection sees only the jobs it started: an export another key made may hold the
+ * whole library.
+ */
+export const ownKey = (caller: Caller): string | undefined => (isScoped(caller) ? caller.keyId : undefined);
 
 export const tooManyJobs = (kind: "export" | "import", limit: number) =>
   new AppError("too_many_jobs", `at most ${limit} ${kind} jobs may be queued or running at once; wait for one to finish`, { limit });

@@ -7,7 +7,7 @@ import { AppError, notFound } from "@trove/errors";
 import { detectFormat } from "@trove/portability";
 import { importView } from "./job-view.ts";
 import type { JobsRepository } from "./jobs.repository.ts";
-import { tooManyJobs } from "./exports.service.ts";
+import { ownKey, tooManyJobs } from "./exports.service.ts";
 
 export interface ImportRequest {
   file: string;
@@ -53,17 +53,17 @@ export class ImportsService {
     }
     if (!made) throw tooManyJobs("import", this.maxOpenJobs);
     this.poke();
-    return { import: importView((await this.jobs.get(caller.accountId, "import", id))!) };
+    return { import: importView((await this.jobs.get(caller.accountId, "import", id, ownKey(caller)))!) };
   }
 
   async list(caller: Caller, limit: number, offset: number) {
-    const { rows, count } = await this.jobs.list(caller.accountId, "import", limit, offset);
+    const { rows, count } = await this.jobs.list(caller.accountId, "import", limit, offset, ownKey(caller));
     const fetches = await this.jobs.fetchCounts(rows.map((r) => r.id));
     return { imports: rows.map((r) => importView(r, fetches.get(r.id))), limit, offset, count };
   }
 
   async get(caller: Caller, id: string, limit: number, offset: number) {
-    const row = await this.jobs.get(caller.accountId, "import", id);
+    const row = await this.jobs.get(caller.accountId, "import", id, ownKey(caller));
     if (!row) throw notFound("import");
     const fetches = await this.jobs.fetchCounts([id]);
     const failures = await this.jobs.failures(id, limit, offset);

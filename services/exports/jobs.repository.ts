@@ -101,30 +101,28 @@ export class JobsRepository {
     });
   }
 
-  async get(accountId: string, kind: JobKind, id: string): Promise<JobRow | undefined> {
-    return (await this.db.selectFrom(table).selectAll().where("account_id", "=", accountId).where("kind", "=", kind).where("id", "=", id).executeTakeFirst()) as
-      | JobRow
-      | undefined;
+  /** `keyId`: only the jobs that key started (what a scoped key sees). */
+  async get(accountId: string, kind: JobKind, id: string, keyId?: string): Promise<JobRow | undefined> {
+    return (await this.owned(accountId, kind, keyId).selectAll().where("id", "=", id).executeTakeFirst()) as JobRow | undefined;
   }
 
-  async list(accountId: string, kind: JobKind, limit: number, offset: number): Promise<{ rows: JobRow[]; count: number }> {
-    const rows = (await this.db
-      .selectFrom(table)
+  async list(accountId: string, kind: JobKind, limit: number, offset: number, keyId?: string): Promise<{ rows: JobRow[]; count: number }> {
+    const rows = (await this.owned(accountId, kind, keyId)
       .selectAll()
-      .where("account_id", "=", accountId)
-      .where("kind", "=", kind)
       .orderBy("created_at", "desc")
       .orderBy("id", "desc")
       .limit(limit)
       .offset(offset)
       .execute()) as JobRow[];
-    const total = await this.db
-      .selectFrom(table)
+    const total = await this.owned(accountId, kind, keyId)
       .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("account_id", "=", accountId)
-      .where("kind", "=", kind)
       .executeTakeFirstOrThrow();
     return { rows, count: Number(total.n) };
+  }
+
+  private owned(accountId: string, kind: JobKind, keyId: string | undefined) {
+    const q = this.db.selectFrom(table).where("account_id", "=", accountId).where("kind", "=", kind);
+    return keyId === undefined ? q : q.where(sql`caller->>'keyId'`, "=", keyId);
   }
 
   /**

@@ -27,7 +27,7 @@ import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
 import { checkJsonBody } from "./json-body.ts";
 import { openApiDocument, ownCopy, specPath } from "./openapi.ts";
 import type { KeyCheck } from "./accounts.service.ts";
-import { permits } from "./permissions.ts";
+import { isScoped, permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { checkText } from "./text-guard.ts";
 import { supportedVersions, versionHeaders } from "./versioning.ts";
@@ -173,6 +173,9 @@ export function createGatewayApp(deps: GatewayDeps) {
           throw new AppError("unauthorized", state.badKey ? "the API key is invalid or revoked" : "send Authorization: Bearer <API key>");
         }
         if (!permits(state.caller, entry.op)) {
+          if (entry.op.wholeLibrary && isScoped(state.caller)) {
+            throw new AppError("forbidden", `${request.method} ${route} works on the whole library: a key scoped to a tag or collection cannot call it`);
+          }
           throw new AppError("forbidden", `this key lacks the ${entry.op.permission} permission for ${request.method} ${route}`);
         }
       }

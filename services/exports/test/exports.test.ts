@@ -112,7 +112,12 @@ describe("Markdown ZIP export", () => {
 describe("keys and accounts", () => {
   test("a scoped key exports only its scope; a read-only key may export", async () => {
     const scoped = await addClientKey(trove, { scope: { collectionId: lib.collectionId } });
-    expect((await jsonExport({}, scoped)).doc.items.map((r: any) => r.id)).toEqual([lib.ids.rich]);
+    const own = await jsonExport({}, scoped);
+    expect(own.doc.items.map((r: any) => r.id)).toEqual([lib.ids.rich]);
+    // It sees only the jobs it started: another key's export may hold the whole library.
+    const full = (await jsonExport({})).job;
+    expect((await (await trove.api("/api/exports", { key: scoped })).json()).exports.map((j: any) => j.id)).toEqual([own.job.id]);
+    for (const path of [`/api/exports/${full.id}`, `/api/exports/${full.id}/download`]) expect((await trove.api(path, { key: scoped })).status).toBe(404);
     const readOnly = await addClientKey(trove, { access: "read_only" });
     expect((await jsonExport({}, readOnly)).doc.items).toHaveLength(4);
   });

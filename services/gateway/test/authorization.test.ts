@@ -9,7 +9,7 @@
 // here fails the test by name, so the matrix grows with the contract.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { operations, type Operation } from "@trove/contracts";
-import { aliceKey, articleHtml, bobKey, createClient, startTrove, type TestTrove } from "@trove/testing";
+import { aliceKey, articleHtml, bobKey, createClient, eventually, startTrove, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
 
@@ -48,6 +48,8 @@ interface Target {
   linkId: string;
   sourceId: string;
   inboxId: string;
+  exportId: string;
+  importId: string;
   n: number;
 }
 
@@ -75,7 +77,10 @@ async function target(inside: boolean): Promise<Target> {
   const linkId = (await ok(`/api/notes/${noteId}/item-links`, { itemId })).link.id;
   const sourceId = (await ok("/api/sources", { type: "rss", feedUrl: `http://127.0.0.1:9/matrix/feed/${n}` })).source.id;
   const inboxId = (await ok("/api/sources", { type: "email_inbox" })).source.id;
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, n };
+  const exportId = (await ok("/api/exports", { format: "csv" })).export.id;
+  const importId = (await ok("/api/imports", { file: Buffer.from(`title,url,time_added,tags,status\r\nM,https://matrix.example.test/import/${n},1600000000,,unread\r\n`).toString("base64") })).import.id;
+  await eventually(async () => (await (await trove.api(`/api/exports/${exportId}`)).json()).export.status === "completed", 30_000);
+  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, exportId, importId, n };
 }
 
 // ---- samples: one request per operation ------------------------------------------------------------------
@@ -91,9 +96,10 @@ interface Sample {
   /**
    * What of alice's the request names: "item" (another account, and a scoped key when the item is outside its
    * scope, get 404), "resource" (not an item: another account gets 404). Unset: nothing of hers by id, so every
-   * caller with the permission is allowed (a bulk action simply counts what it may touch).
+   * caller with the permission is allowed (a bulk action simply counts what it may touch). "job": an export or
+   * import job alice's personal key started (another account and every scoped key get 404).
    */
-  names?: "item" | "resource";
+  names?: "item" | "resource" | "job";
 }
 
 const samples: Record<string, Sample> = {
@@ -174,6 +180,13 @@ const samples: Record<string, Sample> = {
   getSourceConfirmation: { request: (t) => ({ params: { id: t.inboxId } }), names: "resource" },
   importOpml: { request: (t) => ({ body: { opml: `<opml version="2.0"><body><outline text="x" xmlUrl="http://127.0.0.1:9/matrix/opml/${t.n}"/></body></opml>` } }) },
   exportOpml: { request: () => ({}) },
+  createExport: { request: () => ({ body: { format: "json" } }) },
+  listExports: { request: () => ({ query: { limit: "10" } }) },
+  getExport: { request: (t) => ({ params: { jobId: t.exportId } }), names: "job" },
+  downloadExport: { request: (t) => ({ params: { jobId: t.exportId } }), names: "job" },
+  createImport: { request: (t) => ({ body: { file: Buffer.from(`title,url,time_added,tags,status\r\nM,https://matrix.example.test/imported/${t.n},1600000000,,unread\r\n`).toString("base64") } }) },
+  listImports: { request: () => ({ query: { limit: "10" } }) },
+  getImport: { request: (t) => ({ params: { jobId: t.importId } }), names: "job" },
 };
 
 // ---- the expected cell ---------------------------------------------------------------------------------------
@@ -186,8 +199,13 @@ function expected(role: Role, op: Operation, sample: Sample, outsideScope: boole
   if (clientRoles.has(role) && personalOnly.has(op.permission)) return 403;
   // A tag or collection scope confines a client to part of the library; notes, projects and sources are in no scope.
   if (scopedRoles.has(role) && /^(notes|projects|sources)\./.test(op.permission)) return 403;
-  if (role === "readOnly" && (op.method !== "GET" || op.permission === "sources.write")) return 403;
+  // An import writes tags and collections across the library.
+  if (scopedRoles.has(role) && op.wholeLibrary) return 403;
+  // Starting an export is a POST that only reads.
+  if (role === "readOnly" && ((op.method !== "GET" && !op.reads) || op.permission === "sources.write")) return 403;
   if (role === "otherAccount" && sample.names) return 404;
+  // A scoped key sees only the jobs it started itself.
+  if (scopedRoles.has(role) && sample.names === "job") return 404;
   if (outsideScope) return 404;
   return 200;
 }
@@ -203,7 +221,8 @@ async function send(op: Operation, input: Input, key: string | null): Promise<{ 
 let shared: { inside: Target; outside: Target };
 
 beforeAll(async () => {
-  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000" });
+  // Every target starts an export and an import: the open-job limit would refuse them.
+  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_MAX_OPEN_JOBS: "1000" });
   scopeCollection = (await (await trove.api("/api/collections", { method: "POST", json: { name: "Matrix scope" } })).json()).collection.id;
   const revoked = await createClient(trove, { name: "revoked" });
   const gone = await trove.api("/api/connected-clients/revoke", { method: "POST", json: { id: revoked.id } });
