@@ -247,14 +247,18 @@ export function createGatewayApp(deps: GatewayDeps) {
   // made Elysia compile (and write into) a schema.
   const described = new Elysia();
   for (const { name, op } of byRoute.values()) (described.route as (...args: unknown[]) => unknown)(op.method, op.path, () => null, routeOptions(name, op));
-  const document = openApiDocument(described, {
-    info: {
-      title: apiTitle,
-      description: "A self-hostable personal library: saved web items, notes, projects, sources, exports, changes and webhooks.",
-      version: documentVersion,
+  const document = openApiDocument(
+    described,
+    {
+      info: {
+        title: apiTitle,
+        description: "A self-hostable personal library: saved web items, notes, projects, sources, exports, changes and webhooks.",
+        version: documentVersion,
+      },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
     },
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-  });
+    [...byRoute.values()].filter(({ op }) => op.fileBody).map(({ op }) => op),
+  );
   app.get(
     specPath,
     ({ set }) => {

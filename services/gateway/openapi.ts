@@ -17,8 +17,18 @@ const openapiVersion = "3.1.2";
 export const ownCopy = <T>(schema: T): T => (schema === undefined ? schema : (CloneType(schema as TSchema) as T));
 
 /** The document for every route registered so far (hidden ones left out), as the JSON text to serve. */
-export function openApiDocument(app: AnyElysia, documentation: Pick<OpenAPIV3_1.Document, "info" | "components">): string {
+export function openApiDocument(
+  app: AnyElysia,
+  documentation: Pick<OpenAPIV3_1.Document, "info" | "components">,
+  /** Routes whose body may also be a file sent as itself (Elysia describes only the schema's JSON forms). */
+  fileRoutes: { method: string; path: string }[] = [],
+): string {
   const { paths, components } = toOpenAPISchema(app, undefined, undefined, undefined, openapiVersion);
+  for (const r of fileRoutes) {
+    const path = r.path.replace(/:(\w+)/g, "{$1}");
+    const body = (paths as Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>>)[path]?.[r.method.toLowerCase()]?.requestBody;
+    if (body?.content) body.content["application/octet-stream"] = { schema: { type: "string", format: "binary", description: "the file itself, in any content type but the JSON form" } };
+  }
   return JSON.stringify({
     ...documentation,
     openapi: openapiVersion,
