@@ -25,8 +25,10 @@ export class ExportRunner {
 
   async run(job: JobRow, lease: Lease): Promise<void> {
     const params = job.params as unknown as ExportParams;
-    const key = `export-${job.id}`;
-    // A resumed job starts over: whatever an interrupted run stored under the key is replaced.
+    // One key per attempt: a replica that lost the job (too slow to renew its lease) and cleans up after itself
+    // never removes the file of the replica that took the job over.
+    const key = `export-${job.id}-${job.attempts}`;
+    // A resumed job starts over, counters included.
     await this.jobs.resetExport(job.id, lease.owner);
     const writer = exportWriter(job.format as ExportFormat, { includeContent: params.includeContent, includeNotes: params.includeNotes, exportedAt: nowSeconds() });
     let size = 0;

@@ -94,6 +94,7 @@ export class JobLoop {
   private async execute(job: JobRow, lease: Lease, log: Logger): Promise<void> {
     if (job.attempts > maxAttempts) {
       await this.jobs.fail(job.id, this.owner, `interrupted ${maxAttempts} times before it could finish`, nowSeconds());
+      if (job.kind === "import" && job.blob) await this.blobs.delete(job.blob).catch(() => {});
       log.warn("job failed: interrupted too often");
       return;
     }
@@ -113,6 +114,8 @@ export class JobLoop {
       if (!(err instanceof ImportFailed || err instanceof AppError)) log.error({ err }, "job failed");
       else log.warn({ reason }, "job failed");
       await this.jobs.fail(job.id, this.owner, reason, nowSeconds());
+      // A failed import's upload is of no more use (a completed one's is removed by its runner).
+      if (job.kind === "import" && job.blob) await this.blobs.delete(job.blob).catch(() => {});
     }
   }
 

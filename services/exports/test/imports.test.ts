@@ -101,6 +101,7 @@ describe("files of other services", () => {
     const csv = 'title,url,time_added,tags,status\r\n"Comma, ""quoted"" title",https://pocket.example.test/a,1600000000,reading|later,archive\r\nÜnïcode,https://pocket.example.test/b,1600000100,,unread\r\n';
     const { job } = await importFile(csv, { contentType: "text/csv", key: carolKey });
     expect(job).toMatchObject({ status: "completed", format: "pocket_csv", created: 2, failed: 0 });
+    expect(await trove.blobs.list()).not.toContain(`import-${job.id}`);
     expect(await byUrl("https://pocket.example.test/a", carolKey)).toMatchObject({ title: 'Comma, "quoted" title', status: "archived", createdAt: 1600000000 });
     expect((await byUrl("https://pocket.example.test/a", carolKey)).tags.sort()).toEqual(["later", "reading"]);
   });
@@ -231,6 +232,8 @@ describe("limits and bad input", () => {
     const failed = await waitForJob(trove, "imports", (await res.json()).import.id);
     expect(failed.status).toBe("failed");
     expect(failed.error).toMatch(/zip|expan|large/i);
+    // The upload is kept only while its job may still need it.
+    expect(await trove.blobs.list()).not.toContain(`import-${failed.id}`);
 
     const full = JSON.stringify({ items: Array.from({ length: 3 }, (_, i) => ({ id: `x${i}`, url: `https://cut.example.test/${i}`, title: `Cut ${i}`, status: "stashed", tags: [], collections: [], createdAt: 1600000000, updatedAt: 1600000000, processedAt: null, contentExtractedAt: null, source: null, highlights: [] })) });
     const cut = full.slice(0, full.indexOf("https://cut.example.test/2") + 5);
