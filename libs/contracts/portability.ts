@@ -71,6 +71,8 @@ export interface ImportParseError {
   reason: string;
   /** What identifies it to the user (a URL, a title, a line number), when known. */
   hint?: string;
+  /** The entry was still read, with this part missing (its highlights, its page): not an entry lost. */
+  partial?: true;
 }
 
 export interface ImportParseResult {

@@ -44,10 +44,10 @@ export class ImportRunner {
     const bytes = job.blob ? await this.blobs.get(job.blob) : undefined;
     if (!bytes) throw new ImportFailed("the uploaded file is no longer stored");
     const parsed = await this.parse(bytes, job.format as ImportFormat);
-    // Some reasons describe an entry that was still read, with a part missing ("imported without its highlights"):
-    // listed with the failures for the user to see, not counted as entries lost.
-    const partial = parsed.errors.filter((e) => e.reason.startsWith("imported without"));
-    const lost = parsed.errors.filter((e) => !e.reason.startsWith("imported without"));
+    // Some reasons describe an entry that was still read, with a part missing (its highlights, its page): listed
+    // with the failures for the user to see, not counted as entries lost.
+    const partial = parsed.errors.filter((e) => e.partial);
+    const lost = parsed.errors.filter((e) => !e.partial);
     const unreadable = lost.length;
     const total = parsed.entries.length + unreadable;
     if (Number(job.entries) !== total) await this.jobs.setEntries(job.id, lease.owner, total);

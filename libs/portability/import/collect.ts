@@ -78,7 +78,8 @@ export class EntryCollector {
     else this.entries.push(built);
   }
 
-  fail(index: number, reason: string, hint?: string): void {
+  /** `partial`: the entry itself was read; only a part of it is missing. */
+  fail(index: number, reason: string, hint?: string, partial?: true): void {
     if (this.errors.length >= this.limits.maxErrors) {
       if (this.unlistedErrors === 0) this.firstUnlisted = index;
       this.unlistedErrors++;
@@ -87,7 +88,7 @@ export class EntryCollector {
     // Reasons may quote the file (ZIP entry names, parser messages): they are stored like any other text.
     const cleanReason = clampText(cleanText(reason), maxReasonLength);
     const cleanHint = hint === undefined ? undefined : optionalText(hint, maxHintLength);
-    this.errors.push(cleanHint === undefined ? { index, reason: cleanReason } : { index, reason: cleanReason, hint: cleanHint });
+    this.errors.push({ index, reason: cleanReason, ...(cleanHint === undefined ? {} : { hint: cleanHint }), ...(partial ? { partial } : {}) });
   }
 
   /** Marks the result truncated; the first reason is kept. */

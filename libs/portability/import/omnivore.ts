@@ -80,8 +80,9 @@ export function parseOmnivoreZip(bytes: Uint8Array, limits: ImportLimits = defau
     index += read.items.length;
   }
   for (const failure of zip.failed) {
-    const what = isOmnivoreMetadata(failure.name) ? "entries listed in it were not imported" : "the entry is imported without it";
-    out.fail(failure.index, `${failure.name}: ${failure.reason}; ${what}`, failure.name);
+    const listing = isOmnivoreMetadata(failure.name);
+    const what = listing ? "entries listed in it were not imported" : "the entry is imported without it";
+    out.fail(failure.index, `${failure.name}: ${failure.reason}; ${what}`, failure.name, listing ? undefined : true);
   }
   if (zip.truncated !== undefined) out.truncate(zip.truncated);
   return out.result();

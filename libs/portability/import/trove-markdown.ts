@@ -51,7 +51,7 @@ export function parseTroveMarkdownZip(bytes: Uint8Array, limits: ImportLimits = 
     if (typeof item === "string") out.fail(index, item, file.name);
     else {
       out.add(index, item.draft, file.name);
-      if (item.problem !== undefined) out.fail(index, item.problem, file.name);
+      if (item.problem !== undefined) out.fail(index, item.problem, file.name, true);
     }
   }
   if (zip.truncated !== undefined) out.truncate(zip.truncated);

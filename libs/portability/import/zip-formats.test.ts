@@ -145,6 +145,7 @@ describe("Omnivore ZIP", () => {
         index: 2,
         reason: "content/how-to-read-a-paper-18c1a2b3c4d.html: cut off: the archive ends inside it; the entry is imported without it",
         hint: "content/how-to-read-a-paper-18c1a2b3c4d.html",
+        partial: true,
       },
     ]);
     expect(read.truncated).toBeDefined();
@@ -247,7 +248,7 @@ describe("Trove Markdown ZIP", () => {
 
   test("a number title reads as text; a broken highlights block keeps the item and is reported", () => {
     expect(result.entries[2]).toEqual({ url: "https://trove.example/bad-h", title: "1984", contentMarkdown: "Text" });
-    expect(result.errors).toContainEqual({ index: 4, reason: "imported without its highlights: their JSON block does not parse", hint: "items/bad-highlights.md" });
+    expect(result.errors).toContainEqual({ index: 4, reason: "imported without its highlights: their JSON block does not parse", hint: "items/bad-highlights.md", partial: true });
   });
 
   test("a file without markers gives its body as the content", () => {
