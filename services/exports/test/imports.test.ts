@@ -196,6 +196,39 @@ describe("files of other services", () => {
     expect(await byUrl("https://karakeep.example.test/a", carolKey)).toMatchObject({ status: "flagged", notes: "kk note", createdAt: 1650000000, tags: ["kk"] });
   });
 
+  test("an entry read with a part missing is imported, and its problem listed without counting it failed", async () => {
+    const md = [
+      "---",
+      "id: old-1",
+      "url: https://partial.example.test/a",
+      "title: Partly readable",
+      "status: stashed",
+      "tags: [kept]",
+      "collections: []",
+      "created: 2021-03-04T05:06:07.000Z",
+      "updated: 2021-03-04T05:06:07.000Z",
+      "---",
+      "",
+      "<!-- trove:content -->",
+      "Some saved text of the page, with a paragraph long enough to be content.",
+      "<!-- /trove:content -->",
+      "",
+      "## Highlights",
+      "",
+      "<!-- trove:highlights -->",
+      "```json",
+      '[{"text": "cut',
+      "```",
+      "<!-- /trove:highlights -->",
+      "",
+    ].join("\n");
+    const { job, failures } = await importFile(zipSync({ "partly-readable-old-1.md": strToU8(md) }), { key: carolKey });
+    expect(job).toMatchObject({ status: "completed", format: "trove_markdown_zip", entries: 1, created: 1, failed: 0 });
+    expect(failures).toHaveLength(1);
+    expect(failures[0]!.reason).toContain("highlights");
+    expect(await byUrl("https://partial.example.test/a", carolKey)).toMatchObject({ title: "Partly readable", tags: ["kept"], createdAt: Date.parse("2021-03-04T05:06:07Z") / 1000 });
+  });
+
   test("the same file imported twice at once saves each URL once", async () => {
     const csv = "title,url,time_added,tags,status\r\n" + Array.from({ length: 30 }, (_, i) => `T${i},https://twice.example.test/${i},1600000000,,unread`).join("\r\n");
     const [a, b] = await Promise.all([importFile(csv, { key: carolKey, format: "pocket_csv" }), importFile(csv, { key: carolKey, format: "pocket_csv" })]);
