@@ -124,7 +124,8 @@ export class ImportService {
         markdown = capture.extraction.markdown;
       }
       if (e.highlights.length > 0) await this.highlights.addIn(tx, accountId, id, markdown, e.highlights, now);
-      await tx.refreshLists(accountId, [id]);
+      // A bare bookmark has nothing to list: its row's empty lists are already right (one round trip less).
+      if (tagSlugs.length > 0 || collectionIds.length > 0 || e.highlights.length > 0) await tx.refreshLists(accountId, [id]);
       await tx.addEvent(accountId, itemEvent("item.created", id, null, { status: e.status, tagSlugs, collectionIds }, { changedFields: [] }));
       return { outcome: "created", id, needsFetch: markdown === "" };
     });
