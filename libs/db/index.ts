@@ -5,3 +5,4 @@ export { nowSeconds, nowMillis, newId } from "./ids.ts";
 export { compileOnce } from "./compiled.ts";
 export { planEachTimeMarker } from "./prepared.ts";
 export { maintainOnce, startMaintenance, maintenanceEveryMs } from "./maintenance.ts";
+export { nextTurn } from "./turns.ts";

@@ -4,7 +4,7 @@
 import { exportPageSubject, type ExportPageReply, type ExportPageRequest } from "@trove/contracts";
 import type { BlobStore, ByteSource } from "@trove/blobs";
 import type { Bus } from "@trove/bus";
-import { nowSeconds } from "@trove/db";
+import { nextTurn, nowSeconds } from "@trove/db";
 import { callerHeaders } from "@trove/host";
 import { exportWriter } from "@trove/portability";
 import { pageRequest, type ExportFormat } from "./exports.service.ts";
@@ -39,6 +39,7 @@ export class ExportRunner {
     try {
       let after: string | undefined;
       for (;;) {
+        await nextTurn();
         lease.check();
         const request: ExportPageRequest = { ...pageRequest(params), limit: pageRecords, ...(after ? { after } : {}) };
         const page = (await this.bus.request(exportPageSubject, request, { timeoutMs: this.opts.requestTimeoutMs, headers: callerHeaders(job.caller) })) as ExportPageReply;

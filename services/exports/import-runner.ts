@@ -14,7 +14,7 @@ import {
 } from "@trove/contracts";
 import type { BlobStore } from "@trove/blobs";
 import type { Bus } from "@trove/bus";
-import { nowSeconds } from "@trove/db";
+import { nextTurn, nowSeconds } from "@trove/db";
 import { callerHeaders } from "@trove/host";
 import { importParseTaskName } from "@trove/portability";
 import { TaskFailedError, WorkerTimeoutError, type WorkerPool } from "@trove/workers";
@@ -62,6 +62,7 @@ export class ImportRunner {
     let failedSoFar = parsed.errors.length + Number(job.failed) - (Number(job.processed) === 0 ? 0 : unreadable);
     const caller = await this.currentCaller(job.caller);
     for (let i = processed - unreadable; i < parsed.entries.length; i += batchEntries) {
+      await nextTurn();
       lease.check();
       const batch = parsed.entries.slice(i, i + batchEntries);
       const reply = (await this.bus.request(importEntriesSubject, { entries: batch }, { timeoutMs: this.opts.requestTimeoutMs * 2, headers: callerHeaders(caller) })) as ImportEntriesReply;

@@ -5,7 +5,7 @@
 // a batch stopped by the plan keeps what it saved before the limit.
 import type { Caller, ImportEntriesReply, ImportOutcome } from "@trove/contracts";
 import { AppError } from "@trove/errors";
-import { newId, nowSeconds } from "@trove/db";
+import { newId, nextTurn, nowSeconds } from "@trove/db";
 import type { Capture, ContentCapture } from "./capture.ts";
 import type { CollectionsService } from "./collections.service.ts";
 import { changeEvents, itemEvent, scopeOf } from "./events.ts";
@@ -58,6 +58,8 @@ export class ImportService {
     const results: ImportOutcome[] = [];
     let full = false;
     for (const entry of entries) {
+      // Each entry is a few statements: requests waiting meanwhile go first (see nextTurn).
+      await nextTurn();
       if (full) results.push({ outcome: "quota" });
       else if ("failed" in entry) results.push({ outcome: "failed", reason: entry.failed });
       else {

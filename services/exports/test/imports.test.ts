@@ -239,6 +239,24 @@ describe("files of other services", () => {
   });
 });
 
+describe("while an import runs", () => {
+  test("its progress shows entry by entry and other requests are answered meanwhile", async () => {
+    // In the embedded deployment a loop of awaited statements held every other request until it ended.
+    const csv = "title,url,time_added,tags,status\r\n" + Array.from({ length: 600 }, (_, i) => `P${i},https://progress.example.test/${i},1600000000,a|b,unread`).join("\r\n");
+    const res = await upload(csv, { key: carolKey });
+    const id = (await res.json()).import.id;
+    let job: any;
+    await eventually(async () => {
+      job = (await (await trove.api(`/api/imports/${id}`, { key: carolKey })).json()).import;
+      return job.processed > 0 || job.status === "completed";
+    }, 60_000);
+    expect(job.status).toBe("running");
+    expect(job.processed).toBeLessThan(600);
+    expect((await trove.api("/api/items?limit=1", { key: carolKey })).status).toBe(200);
+    expect((await waitForJob(trove, "imports", id, carolKey, 120_000)).created).toBe(600);
+  });
+});
+
 describe("limits and bad input", () => {
   test("the plan's limit stops an import cleanly and the summary says how many were left", async () => {
     const csv = "title,url,time_added,tags,status\r\n" + Array.from({ length: 5 }, (_, i) => `T${i},https://quota.example.test/${i},1600000000,,unread`).join("\r\n");
