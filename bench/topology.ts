@@ -20,6 +20,11 @@ export async function stopAll(procs: Iterable<Subprocess>): Promise<void> {
 export interface Distributed {
   url: string;
   procs: Map<string, Subprocess>;
+  /**
+   * Stops one service's process and starts it again (a fresh process: its memory measured from its start);
+   * `bunArgs` go before the script (`--cpu-prof-md`, ...).
+   */
+  restart(name: (typeof serviceNames)[number], bunArgs?: string[]): Promise<Subprocess>;
   stop(): Promise<void>;
 }
 
@@ -28,7 +33,14 @@ export async function startDistributed(backing: Backing, extraEnv: Record<string
   const port = await freePort();
   const env = processEnv(backing, port, extraEnv);
   const procs = new Map(serviceNames.map((name) => [name, spawnQuiet([`services/${name}/main.ts`], env)] as const));
-  const topology = { url: `http://127.0.0.1:${port}`, procs, stop: () => stopAll(procs.values()) };
+  const restart = async (name: (typeof serviceNames)[number], bunArgs: string[] = []) => {
+    const old = procs.get(name);
+    if (old) await stopAll([old]);
+    const fresh = spawnQuiet([...bunArgs, `services/${name}/main.ts`], env);
+    procs.set(name, fresh);
+    return fresh;
+  };
+  const topology = { url: `http://127.0.0.1:${port}`, procs, restart, stop: () => stopAll(procs.values()) };
   try {
     await waitForHealth(topology.url);
   } catch (err) {
