@@ -18,22 +18,31 @@ export class FetchesRepository {
    */
   async claim(nowMs: number, leaseMs: number): Promise<FetchClaim | undefined> {
     return this.db.transaction().execute(async (tx) => {
-      const found = await sql<{ job_id: string; item_id: string; host: string; caller: unknown }>`
-        select f.job_id, f.item_id, f.host, j.caller
-        from exports.fetch_hosts h
-        join exports.fetches f on f.host = h.host
-        join exports.jobs j on j.id = f.job_id
+      // The host first (a few hundred rows, each with an index probe for a waiting fetch), then one fetch of it:
+      // joining every waiting fetch to its host made each claim a scan of all of them.
+      const waiting = sql`(f.state = 'pending' or (f.state = 'running' and f.lease_until < ${nowMs}::int8))`;
+      const host = await sql<{ host: string }>`
+        select h.host from exports.fetch_hosts h
         where h.next_at <= ${nowMs}::int8
-          and (f.state = 'pending' or (f.state = 'running' and f.lease_until < ${nowMs}::int8))
-        order by h.next_at, f.job_id, f.item_id
+          and exists (select 1 from exports.fetches f where f.host = h.host and ${waiting})
+        order by h.next_at
         limit 1
-        for update of h, f skip locked`.execute(tx);
+        for update of h skip locked`.execute(tx);
+      const free = host.rows[0]?.host;
+      if (free === undefined) return undefined;
+      const found = await sql<{ job_id: string; item_id: string; caller: unknown }>`
+        select f.job_id, f.item_id, j.caller
+        from exports.fetches f join exports.jobs j on j.id = f.job_id
+        where f.host = ${free} and ${waiting}
+        order by f.job_id, f.item_id
+        limit 1
+        for update of f skip locked`.execute(tx);
       const row = found.rows[0];
       if (!row) return undefined;
-      await sql`update exports.fetch_hosts set next_at = ${nowMs + leaseMs}::int8 where host = ${row.host}`.execute(tx);
+      await sql`update exports.fetch_hosts set next_at = ${nowMs + leaseMs}::int8 where host = ${free}`.execute(tx);
       await sql`update exports.fetches set state = 'running', lease_until = ${nowMs + leaseMs}::int8
         where job_id = ${row.job_id} and item_id = ${row.item_id}`.execute(tx);
-      return { jobId: row.job_id, itemId: row.item_id, host: row.host, caller: row.caller };
+      return { jobId: row.job_id, itemId: row.item_id, host: free, caller: row.caller };
     });
   }
 
@@ -48,10 +57,10 @@ export class FetchesRepository {
 
   /** The soonest time a waiting fetch may start (ms), or undefined when none waits. */
   async nextDue(): Promise<number | undefined> {
+    // A claimed fetch holds its host's next_at at its lease's end, so the hosts' times alone say it.
     const res = await sql<{ at: number | null }>`
-      select min(greatest(h.next_at, coalesce(f.lease_until, 0))) as at
-      from exports.fetches f join exports.fetch_hosts h on h.host = f.host
-      where f.state in ('pending', 'running')`.execute(this.db);
+      select min(h.next_at) as at from exports.fetch_hosts h
+      where exists (select 1 from exports.fetches f where f.host = h.host and f.state in ('pending', 'running'))`.execute(this.db);
     const at = res.rows[0]?.at;
     return at === null || at === undefined ? undefined : Number(at);
   }

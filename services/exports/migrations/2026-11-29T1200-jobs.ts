@@ -54,7 +54,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     reason text,
     primary key (job_id, item_id)
   )`.execute(db);
-  await sql`create index fetches_pending on exports.fetches (host) where state in ('pending', 'running')`.execute(db);
+  await sql`create index fetches_waiting on exports.fetches (host, job_id, item_id) where state in ('pending', 'running')`.execute(db);
   await sql`create table exports.fetch_hosts (host text primary key, next_at int8 not null)`.execute(db);
 }
 
