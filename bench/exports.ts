@@ -23,6 +23,7 @@ import type { Subprocess } from "bun";
 import { dropNatsNamespace } from "@trove/bus";
 import { openDatabase } from "@trove/db";
 import { aliceKey, type Backing, backingServices, dropScratchDatabase, waitForHealth } from "@trove/testing";
+import { call } from "./api.ts";
 import { copyToSize, corpusPages, loadThroughApi, type SavedItem } from "./library.ts";
 import { machineLine, today, writeSection } from "./report.ts";
 import { type Db, query } from "./sql.ts";
@@ -61,19 +62,6 @@ const troveEnv: Record<string, string> = {
   TROVE_SEMANTIC: "off",
   TROVE_MAX_OPEN_JOBS: "10",
 };
-
-// ---- HTTP ------------------------------------------------------------------------------------------------------
-
-async function call(base: string, method: string, path: string, json?: unknown): Promise<any> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${aliceKey}`, ...(json === undefined ? {} : { "content-type": "application/json" }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
 
 // ---- processes: memory and CPU ---------------------------------------------------------------------------------
 

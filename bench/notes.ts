@@ -15,6 +15,7 @@ import { unzipSync } from "fflate";
 import { openDatabase } from "@trove/db";
 import { extractHtml } from "../libs/extract/index.ts";
 import { aliceKey, type Backing, backingServices, dropScratchDatabase } from "@trove/testing";
+import { call } from "./api.ts";
 import { corpusPages, tagsFor } from "./library.ts";
 import { machineLine, quantile, today, writeSection } from "./report.ts";
 import { type Db, query } from "./sql.ts";
@@ -72,19 +73,6 @@ function noteSpec(i: number) {
 }
 
 const appendText = (k: number) => `- ${new Date(1_780_000_000_000 + k * 60_000).toISOString()} step ${k}: checked the parser path, noted the result and the next step.\n`;
-
-// ---- HTTP ----------------------------------------------------------------------------------------------------
-
-async function call(base: string, method: string, path: string, json?: unknown): Promise<any> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${aliceKey}`, ...(json === undefined ? {} : { "content-type": "application/json" }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
 
 /** Runs task(0..total-1) on `n` workers; seconds taken. */
 async function parallel(n: number, total: number, task: (k: number) => Promise<void>): Promise<number> {

@@ -15,7 +15,8 @@ import { join } from "node:path";
 import { dropNatsNamespace } from "@trove/bus";
 import { openDatabase } from "@trove/db";
 import { itemsSearchIndex } from "@trove/items";
-import { aliceKey, type Backing, backingServices, dropScratchDatabase } from "@trove/testing";
+import { type Backing, backingServices, dropScratchDatabase } from "@trove/testing";
+import { call } from "./api.ts";
 import { copyToSize, corpusPages, loadThroughApi, passages, tagsFor } from "./library.ts";
 import { machineLine, quantile, today, writeSection } from "./report.ts";
 import { type Db, query } from "./sql.ts";
@@ -56,16 +57,6 @@ const noteWords = [
   "ledger", "almanac", "atlas", "chronicle", "gazette", "journal", "manifesto", "memoir", "treatise", "digest",
 ];
 
-async function call(base: string, method: string, path: string, json?: unknown): Promise<any> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${aliceKey}`, ...(json === undefined ? {} : { "content-type": "application/json" }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
 
 /** Milliseconds of up to `samples` sequential GETs (after 2 unmeasured), stopping after `budgetMs` once 5 are in. */
 async function latencies(base: string, path: string, n = samples, budgetMs = Number(process.env.BENCH_BUDGET_MS ?? 10_000)) {
