@@ -1,29 +1,5 @@
 // Data portability formats: import parsers (run on the worker pool) and export writers (streamed).
-export {
-  defaultImportLimits,
-  detectFormat,
-  favouriteTag,
-  ImportFileError,
-  importParsers,
-  importParseTask,
-  importParseTaskName,
-  parseImport,
-  parseInstapaperCsv,
-  parseKarakeepJson,
-  parseNetscapeHtml,
-  parseOmnivoreZip,
-  parsePocketCsv,
-  parseReadwiseCsv,
-  parseTroveJson,
-  parseTroveMarkdownZip,
-  parseWallabagJson,
-  resolveLimits,
-  troveMarkdownMarkers,
-  type ImportFileErrorCode,
-  type ImportLimits,
-  type ImportParser,
-  type ImportParseTaskInput,
-} from "./import/index.ts";
+export * from "./import/index.ts";
 export { exportFormats, type ExportFormat, type ExportWriter, type ExportWriterOptions } from "./export/writer.ts";
 export { exportWriter } from "./export/formats.ts";
 export { MarkdownZipWriter, itemFileName } from "./export/markdown-zip.ts";

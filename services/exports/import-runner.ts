@@ -59,15 +59,15 @@ export class ImportRunner {
       processed = unreadable;
     }
     // Failure rows are numbered in one sequence: the file's own first, then the entries the items service refused.
-    let failedSoFar = parsed.errors.length + Number(job.failed) - (Number(job.processed) === 0 ? 0 : unreadable);
+    let nextSeq = parsed.errors.length + Number(job.failed) - (Number(job.processed) === 0 ? 0 : unreadable);
     const caller = await this.currentCaller(job.caller);
     for (let i = processed - unreadable; i < parsed.entries.length; i += batchEntries) {
       await nextTurn();
       lease.check();
       const batch = parsed.entries.slice(i, i + batchEntries);
       const reply = (await this.bus.request(importEntriesSubject, { entries: batch }, { timeoutMs: this.opts.requestTimeoutMs * 2, headers: callerHeaders(caller) })) as ImportEntriesReply;
-      const progress = tally(batch, reply, i, failedSoFar, parsed.entries.length);
-      failedSoFar += progress.failed;
+      const progress = tally(batch, reply, i, nextSeq, parsed.entries.length);
+      nextSeq += progress.failed;
       await this.record(job, lease, progress);
       if (progress.fetches.length > 0) this.fetchesQueued();
       if (progress.stoppedBy) break;
@@ -102,7 +102,7 @@ export class ImportRunner {
 const emptyProgress = (): ImportProgress => ({ processed: 0, created: 0, present: 0, failed: 0, notImported: 0, stoppedBy: null, failures: [], fetches: [] });
 
 /** One batch's replies as the job's counters; a quota stop counts every entry left in the file as not imported. */
-function tally(batch: ImportEntry[], reply: ImportEntriesReply, start: number, failedSoFar: number, totalEntries: number): ImportProgress {
+function tally(batch: ImportEntry[], reply: ImportEntriesReply, start: number, nextSeq: number, totalEntries: number): ImportProgress {
   const p = emptyProgress();
   for (let k = 0; k < batch.length; k++) {
     const r = reply.results[k];
@@ -119,7 +119,7 @@ function tally(batch: ImportEntry[], reply: ImportEntriesReply, start: number, f
       if (r.needsFetch) p.fetches.push({ itemId: r.id, host: hostOf(entry.url) });
     } else if (r.outcome === "present") p.present++;
     else {
-      p.failures.push({ seq: failedSoFar + p.failed, idx: start + k, url: entry.url, reason: r.reason });
+      p.failures.push({ seq: nextSeq + p.failed, idx: start + k, url: entry.url, reason: r.reason });
       p.failed++;
     }
   }

@@ -16,15 +16,16 @@ import { decodeText } from "./text.ts";
 import { portableHighlights, portableStatus } from "./trove-json.ts";
 import { baseName, readZip } from "./zip.ts";
 // The export escapes marker text inside content and notes (a U+200B after `<!--`); reading takes it out again.
-import { unescapeMarkers } from "../export/item-markdown.ts";
+import { markers, unescapeMarkers } from "../export/item-markdown.ts";
 
+/** The export writer's markers (defined once, there), named as this parser looks for them. */
 export const troveMarkdownMarkers = {
-  contentStart: "<!-- trove:content -->",
-  contentEnd: "<!-- /trove:content -->",
-  highlightsStart: "<!-- trove:highlights -->",
-  highlightsEnd: "<!-- /trove:highlights -->",
-  noteStart: "<!-- trove:note -->",
-  noteEnd: "<!-- /trove:note -->",
+  contentStart: markers.content.open,
+  contentEnd: markers.content.close,
+  highlightsStart: markers.highlights.open,
+  highlightsEnd: markers.highlights.close,
+  noteStart: markers.note.open,
+  noteEnd: markers.note.close,
 } as const;
 
 /** Whether a ZIP entry is one item's file. */
