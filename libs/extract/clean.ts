@@ -44,23 +44,53 @@ const BOX_TAGS = new Set([
 // "has-ads" around the whole article, a long "subscription-content" body).
 const MAX_JUNK_TEXT = 1000;
 
+// The box around a form: its own text (besides the form's) at most this long.
+const FORM_BOX_TAGS = new Set(["div", "section", "aside", "p", "span"]);
+const MAX_FORM_BOX_TEXT = 300;
+
 // Containers of the article itself; nothing that holds one is removed.
 const CONTENT_ROOTS = "article, main, [role=main], [itemprop~=articleBody]";
 
-/** Removes never-content elements, page chrome and named furniture from `doc` in place. */
-export function removeJunk(doc: DomDocument, opts: { keepNoscript: boolean }): void {
+/** Where a removed box stood: its previous sibling and its parent (the scoring pass looks for its heading). */
+export interface Removal {
+  prev: DomElement | null;
+  parent: DomElement | null;
+}
+
+/** Removes never-content elements, page chrome and named furniture from `doc` in place; returns where boxes were. */
+export function removeJunk(doc: DomDocument, opts: { keepNoscript: boolean }): Removal[] {
+  const removals: Removal[] = [];
   const root = doc.documentElement;
-  if (!root) return;
+  if (!root) return removals;
   let el: DomElement | null = root;
   while (el) {
     if (isJunk(el, opts.keepNoscript)) {
-      const after = nextElement(el, root, true);
-      el.remove();
+      const target = el.localName.toLowerCase() === "form" ? formBox(el) : el;
+      const after = nextElement(target, root, true);
+      if (BOX_TAGS.has(target.localName.toLowerCase())) {
+        removals.push({ prev: target.previousElementSibling, parent: target.parentElement });
+      }
+      target.remove();
       el = after;
     } else {
       el = nextElement(el, root, false);
     }
   }
+  return removals;
+}
+
+// A form is a search, a sign-up or a comment box, and the small box around it ("Get our newsletter: every
+// morning the news that matters" + the form) is the same widget: the outermost box ancestor with little text of
+// its own goes with it. The form alone when its parent holds more (an article with a search box inside).
+function formBox(form: DomElement): DomElement {
+  let box = form;
+  for (let up = form.parentElement; up; up = up.parentElement) {
+    const tag = up.localName.toLowerCase();
+    if (!FORM_BOX_TAGS.has(tag) || containsContent(up) || up.querySelector("h1")) break;
+    if (textOf(up).length - textOf(form).length > MAX_FORM_BOX_TEXT) break;
+    box = up;
+  }
+  return box;
 }
 
 // Depth-first successor of `el` inside `root`; with `skipChildren` the subtree of `el` is passed over.

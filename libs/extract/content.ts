@@ -17,8 +17,8 @@ export type ExtractedParts = Pick<Extraction, "title" | "favicon" | "byline" | "
   url: string;
   contentType: "article" | "text";
   /** How the content was found, kept in the item's meta for diagnosis: "readability", "body" (Readability found
-   * nothing usable), "markup" (the DOM failed; text by pattern), "plain", "markdown". */
-  extractor: "readability" | "body" | "markup" | "plain" | "markdown";
+   * nothing usable), "structured" (the element holding the page's stated articleBody), "markup" (the DOM failed; text by pattern), "plain", "markdown". */
+  extractor: "readability" | "structured" | "body" | "markup" | "plain" | "markdown";
   media: MediaEntry[];
 };
 

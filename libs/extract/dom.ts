@@ -45,6 +45,7 @@ export interface DomElement extends DomParent {
   readonly outerHTML: string;
   readonly attributes: ArrayLike<{ readonly name: string; readonly value: string }>;
   readonly nextElementSibling: DomElement | null;
+  readonly previousElementSibling: DomElement | null;
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;
   removeAttribute(name: string): void;

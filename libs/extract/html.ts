@@ -1,11 +1,17 @@
-// The HTML pipeline: parse, refuse a page over the element budget, read metadata, remove furniture, find the
-// article (Readability, else the cleaned body), pick images, render Markdown.
+// The HTML pipeline, one stage per module, called in order from htmlParts:
+//   parse (document.ts) -> metadata (metadata.ts) -> clean (clean.ts) -> score (score.ts) -> readable
+//   (readable.ts, lead.ts, structured.ts) -> absolutize (document.ts) -> media (media.ts) -> Markdown
+//   (markdown.ts) -> cap (content.ts, in buildExtraction).
+// A page the DOM stages cannot handle falls back to its text by pattern (textParts).
 import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
 import { absolutizeLinks, baseOf, checkElementBudget, pageElementLimit, parseDocument } from "./document.ts";
-import { hostTitle, originFavicon, readMetadata, toIsoDate } from "./metadata.ts";
+import { chooseTitle, hostTitle, originFavicon, readMetadata, toIsoDate, type PageMetadata } from "./metadata.ts";
 import { removeJunk } from "./clean.ts";
-import { readArticle } from "./readable.ts";
+import { removeBoilerplate } from "./score.ts";
+import { markLead, restoreLead } from "./lead.ts";
+import { readArticle, type Article } from "./readable.ts";
+import { articleBodyElement, coversArticleBody } from "./structured.ts";
 import { collectMedia } from "./media.ts";
 import { markTaskCheckboxes, toMarkdown } from "./markdown.ts";
 import { buildExtraction, type ExtractedParts } from "./content.ts";
@@ -27,44 +33,72 @@ export function extractFromHtml(html: string, url: string, maxElements = pageEle
 }
 
 function htmlParts(html: string, url: string, maxElements: number): ExtractedParts {
+  // parse
   const doc = parseDocument(html, url);
   checkElementBudget(doc, maxElements);
   const base = baseOf(doc, url);
+  // metadata, before anything is removed
   const meta = readMetadata(doc, url);
-  markTaskCheckboxes(doc, doc.body);
-  removeJunk(doc, { keepNoscript: true });
-  const article = readArticle(doc, pageTextLength(doc));
-
-  let root: DomElement;
-  let owner: DomDocument;
-  if (article) {
-    root = article.element;
-    owner = doc;
-  } else {
-    // Readability changed the document while it tried, so the fallback starts from a fresh parse.
-    owner = parseDocument(html, url);
-    markTaskCheckboxes(owner, owner.body);
-    removeJunk(owner, { keepNoscript: false });
-    root = owner.body;
-  }
-  absolutizeLinks(root, base);
-  const media = collectMedia(root, base);
-  const markdown = toMarkdown(owner, root);
-
+  // clean, then score
+  prepare(doc, true);
+  // readable
+  const found = findArticle(doc, html, url, meta);
+  // absolutize, media, Markdown
+  absolutizeLinks(found.root, base);
+  const media = collectMedia(found.root, base);
+  const markdown = toMarkdown(found.owner, found.root);
+  const article = found.article;
   return {
     url,
     contentType: "article",
-    extractor: article ? "readability" : "body",
-    title: article?.title ?? meta.title ?? hostTitle(url),
+    extractor: found.extractor,
+    title: chooseTitle(meta, article?.title ?? null) ?? hostTitle(url),
     favicon: meta.favicon,
-    byline: article?.byline ?? meta.byline,
-    published: toIsoDate(article?.published) ?? meta.published,
+    byline: meta.byline ?? article?.byline ?? null,
+    published: meta.published ?? toIsoDate(article?.published),
     lang: meta.lang,
-    siteName: article?.siteName ?? meta.siteName,
-    excerpt: article?.excerpt ?? meta.excerpt,
+    siteName: meta.siteName ?? article?.siteName ?? null,
+    excerpt: meta.excerpt ?? article?.excerpt ?? null,
     markdown,
     media,
   };
+}
+
+// The clean and score stages: furniture named as such, then blocks judged boilerplate by their structure.
+function prepare(doc: DomDocument, keepNoscript: boolean): void {
+  markTaskCheckboxes(doc, doc.body);
+  const removals = removeJunk(doc, { keepNoscript });
+  removeBoilerplate(doc, removals);
+}
+
+interface Found {
+  root: DomElement;
+  owner: DomDocument;
+  article: Article | null;
+  extractor: ExtractedParts["extractor"];
+}
+
+// The readable stage. Readability picks the article among the blocks left, and the lead it passed over is put
+// back. When the page states its article text (JSON-LD articleBody, itemprop=articleBody) and Readability's pick
+// misses most of it, the element holding that text wins; when Readability finds nothing usable, the cleaned body
+// is the article.
+function findArticle(doc: DomDocument, html: string, url: string, meta: PageMetadata): Found {
+  const lead = markLead(doc);
+  const article = readArticle(doc, pageTextLength(doc));
+  if (article && coversArticleBody(textOf(article.element), meta.articleBody)) {
+    restoreLead(doc, lead, article.element);
+    return { root: article.element, owner: doc, article, extractor: "readability" };
+  }
+  // Readability changed the document while it tried, so the stated article is looked for in a fresh parse.
+  const owner = parseDocument(html, url);
+  prepare(owner, false);
+  const stated = articleBodyElement(owner, meta.articleBody);
+  if (stated) return { root: stated, owner, article, extractor: "structured" };
+  if (article) {
+    restoreLead(doc, lead, article.element);
+    return { root: article.element, owner: doc, article, extractor: "readability" };
+  }
+  return { root: owner.body, owner, article: null, extractor: "body" };
 }
 
 // Text a reader would see on the cleaned page; JSON-LD blocks are still there for Readability but are not text.

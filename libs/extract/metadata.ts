@@ -3,9 +3,17 @@
 import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
 import { resolveUrl } from "./document.ts";
+import { wordTokens } from "./content.ts";
 
 export interface PageMetadata {
   title: string | null;
+  /** The title the page states in its structured data (JSON-LD headline, OpenGraph, Twitter, Dublin Core), without
+   * a part naming the site; the first that the page's <title> or <h1> agrees with. */
+  structuredTitle: string | null;
+  /** The text of the page's one <h1>, when it has exactly one and the <title> agrees with it. */
+  heading: string | null;
+  /** The article's text as the page's JSON-LD gives it (schema.org articleBody), plain text. */
+  articleBody: string | null;
   byline: string | null;
   published: string | null;
   lang: string | null;
@@ -46,14 +54,24 @@ export function readMetadata(doc: DomDocument, url: string): PageMetadata {
     }
     return null;
   };
+  const h1s = doc.body.getElementsByTagName("h1");
+  const shown = `${doc.querySelector("title")?.textContent ?? ""} ${Array.from(h1s, (h) => h.textContent ?? "").join(" ")}`;
+  const siteName = ld.siteName ?? pick(SITE_KEYS);
+  const structuredTitle =
+    [ld.title, ...TITLE_KEYS.map((k) => meta.get(k))]
+      .map((t) => (t ? withoutSiteName(t, siteName, url) : undefined))
+      .find((t): t is string => !!t && agreesWith(t, shown)) ?? null;
   return {
-    title: ld.title ?? pick(TITLE_KEYS) ?? documentTitle(doc),
+    title: structuredTitle ?? documentTitle(doc),
+    structuredTitle,
+    heading: confirmedHeading(h1s, doc),
+    articleBody: ld.articleBody ?? itempropArticleBody(doc),
     byline: ld.byline ?? nonUrl(pick(BYLINE_KEYS)),
     published: toIsoDate(ld.published ?? pick(PUBLISHED_KEYS) ?? timeElementDate(doc)),
     lang: normaliseLang(
       doc.documentElement?.getAttribute("lang") ?? meta.get("content-language") ?? meta.get("og:locale") ?? null,
     ),
-    siteName: ld.siteName ?? pick(SITE_KEYS),
+    siteName,
     excerpt: ld.excerpt ?? pick(EXCERPT_KEYS),
     favicon: favicon(doc, url),
   };
@@ -77,6 +95,7 @@ function metaValues(doc: DomDocument): Map<string, string> {
 
 interface LdValues {
   title?: string;
+  articleBody?: string;
   byline?: string;
   published?: string;
   siteName?: string;
@@ -103,6 +122,7 @@ function jsonLd(doc: DomDocument): LdValues {
     };
     return {
       title: str(node.headline) ?? str(node.name),
+      articleBody: str(node.articleBody),
       byline: name(node.author),
       published: str(node.datePublished) ?? str(node.dateCreated),
       siteName: name(node.publisher),
@@ -193,6 +213,80 @@ export function originFavicon(url: string): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * The article's title. Structured data first, because the page states it for exactly this purpose (without the
+ * site's name that many pages append, see readMetadata), but the headline as the page shows it when its <title>
+ * agrees: social titles are often rewritten. Then Readability's title (from <title> and the headings), then the
+ * document's.
+ */
+export function chooseTitle(meta: PageMetadata, readabilityTitle: string | null): string | null {
+  const heading = meta.heading;
+  if (heading && heading.length >= 10) return heading;
+  return meta.structuredTitle ?? readabilityTitle ?? meta.title;
+}
+
+const TITLE_SEPARATOR = /\s+(?:[|\-–—»·•:\/]|::)\s+/;
+
+function withoutSiteName(title: string, siteName: string | null, url: string): string {
+  const parts = title.split(TITLE_SEPARATOR);
+  if (parts.length < 2) return title;
+  const host = hostLabel(url);
+  const names = (part: string): boolean => {
+    const f = fold(part).replace(/[\s.-]+/g, "");
+    if (!f) return false;
+    if (siteName && f === fold(siteName).replace(/[\s.-]+/g, "")) return true;
+    return !!host && (f.includes(host) || host.includes(f)) && part.split(/\s+/).length <= 4;
+  };
+  const separators = title.match(new RegExp(TITLE_SEPARATOR, "g")) ?? [];
+  // Drop a naming part at the end, else one at the start; the rest is rejoined with its own separators.
+  if (names(parts[parts.length - 1]!)) return joinParts(parts.slice(0, -1), separators);
+  if (names(parts[0]!)) return joinParts(parts.slice(1), separators.slice(1));
+  return title;
+}
+
+function joinParts(parts: string[], separators: string[]): string {
+  return parts.reduce((out, part, i) => (i === 0 ? part : out + (separators[i - 1] ?? " - ") + part), "");
+}
+
+// The registrable-looking label of a host: "www.chefkoch.de" -> "chefkoch".
+function hostLabel(url: string): string | null {
+  try {
+    const labels = new URL(url).hostname.replace(/^www\d*\./, "").split(".");
+    return labels.length >= 2 ? labels[labels.length - 2]!.replace(/-/g, "") : (labels[0] ?? null);
+  } catch {
+    return null;
+  }
+}
+
+function fold(s: string): string {
+  return s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+}
+
+// Microdata's articleBody as text; only a single such element is a statement about the page's article.
+function itempropArticleBody(doc: DomDocument): string | null {
+  const marked = doc.body.querySelectorAll("[itemprop~=articleBody]");
+  return marked.length === 1 && marked[0] ? textOf(marked[0]) || null : null;
+}
+
+function confirmedHeading(h1s: ArrayLike<DomElement>, doc: DomDocument): string | null {
+  if (h1s.length !== 1 || !h1s[0]) return null;
+  const heading = textOf(h1s[0]);
+  const title = doc.querySelector("title")?.textContent ?? "";
+  // Both ways: the heading's words are in the <title>, and they are a fair part of it (a site logo set in an
+  // <h1> is also in the <title>, as its least part).
+  if (!heading || !agreesWith(heading, title)) return null;
+  return wordTokens(heading).length * 3 >= wordTokens(title).length ? heading : null;
+}
+
+// Structured data sometimes names the topic or the page type instead of the article ("Wikimedia list article"):
+// a structured title is trusted when at least half its words are shown in the page's <title> or <h1>.
+function agreesWith(title: string, shown: string): boolean {
+  const seen = new Set(wordTokens(shown));
+  if (seen.size === 0) return true;
+  const words = wordTokens(title);
+  return words.filter((w) => seen.has(w)).length * 2 >= words.length;
 }
 
 /** A title for a page that has none: its host name. */

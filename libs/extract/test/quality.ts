@@ -120,7 +120,7 @@ function normaliseTitle(title: string): string {
     .trim();
 }
 
-function titleMatches(ours: string, expected: string): boolean {
+export function titleMatches(ours: string, expected: string): boolean {
   const a = normaliseTitle(ours);
   const b = normaliseTitle(expected);
   if (a === b) return true;

@@ -1,0 +1,184 @@
+// Tests of the pipeline's stages on small pages written for them: structured hints (JSON-LD articleBody,
+// metadata before DOM heuristics), the scoring pass (share bars, newsletter boxes, comments, link lists, credits),
+// its recall guards (a page that is a list, the article's own lists, tables, code, quotes and captions), the lead
+// and the title. Each page is run through extractHtml, the way a saved page is, and through the stage alone where
+// the stage's own decision is the point.
+import { describe, expect, test } from "bun:test";
+import { extractHtml } from "./index.ts";
+import { parseDocument } from "./document.ts";
+import { removeJunk } from "./clean.ts";
+import { removeBoilerplate } from "./score.ts";
+import { readMetadata, chooseTitle } from "./metadata.ts";
+import { articleBodyElement, coversArticleBody } from "./structured.ts";
+import { markLead } from "./lead.ts";
+import { textOf } from "./dom.ts";
+
+const url = "https://news.example.test/2026/11/a-story";
+
+// Prose that any extractor takes for an article: five paragraphs of plain sentences in the given language.
+const sentences = {
+  en: "The council met on Tuesday evening to discuss the new bridge, and after a long debate the members agreed that the plans should be published before the winter.",
+  de: "Der Gemeinderat traf sich am Dienstagabend, um über die neue Brücke zu sprechen, und nach langer Debatte waren sich die Mitglieder einig, dass die Pläne vor dem Winter veröffentlicht werden sollen.",
+};
+const prose = (lang: keyof typeof sentences, n = 5, tag = "p"): string =>
+  Array.from({ length: n }, (_, i) => `<${tag}>(${i + 1}) ${sentences[lang]}</${tag}>`).join("\n");
+
+const html = (body: string, head = "<title>A story - Example News</title>", lang = "en"): string =>
+  `<!DOCTYPE html><html lang="${lang}"><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
+
+// Links as a share bar written without any telling class or id: the structure alone must give it away.
+const shareBar = `<div class="bar"><a href="https://facebook.example.test/share?u=1">Facebook</a> <a href="https://x.example.test/intent?u=1">X</a> <a href="mailto:?body=1">E-Mail</a> <a href="https://wa.example.test/send?u=1">WhatsApp</a></div>`;
+
+describe("structured hints", () => {
+  const articleBody = Array.from({ length: 5 }, (_, i) => `(${i + 1}) ${sentences.en}`).join("\n\n");
+  const ld = JSON.stringify({
+    "@context": "https://schema.org",
+    "@type": "NewsArticle",
+    headline: "The bridge plans will be published",
+    author: { "@type": "Person", name: "Jo Reporter" },
+    datePublished: "2026-11-20T08:00:00Z",
+    publisher: { "@type": "Organization", name: "Example News" },
+    articleBody,
+  });
+  const head = `<title>The bridge plans will be published | Example News</title>
+    <script type="application/ld+json">${ld}</script>
+    <meta property="og:title" content="Bridge: what happens next">
+    <meta name="author" content="Someone Else">
+    <meta property="og:site_name" content="Example">`;
+
+  test("metadata comes from JSON-LD before OpenGraph, meta tags and the DOM", () => {
+    const page = html(`<h1>The bridge plans will be published</h1><p class="byline">By A. Nother</p><div>${prose("en")}</div>`, head);
+    const ex = extractHtml(page, { url });
+    expect(ex.title).toBe("The bridge plans will be published");
+    expect(ex.byline).toBe("Jo Reporter");
+    expect(ex.published).toBe("2026-11-20T08:00:00.000Z");
+    expect(ex.siteName).toBe("Example News");
+    expect(ex.lang).toBe("en");
+  });
+
+  test("the JSON-LD articleBody is read, and checks the article that was picked", () => {
+    const doc = parseDocument(html(`<div id="story">${prose("en")}</div>`, head), url);
+    const meta = readMetadata(doc, url);
+    expect(meta.articleBody).toBe(articleBody);
+    expect(coversArticleBody(textOf(doc.body), meta.articleBody)).toBe(true);
+    expect(coversArticleBody("A caption and a teaser, nothing more.", meta.articleBody)).toBe(false);
+    // The element holding the stated text is the smallest one around its first and last paragraphs.
+    const found = articleBodyElement(doc, meta.articleBody);
+    expect(found?.getAttribute("id")).toBe("story");
+  });
+
+  test("a page without structured data keeps Readability's answers", () => {
+    const ex = extractHtml(html(`<article><h1>Plain page heading here</h1>${prose("en")}</article>`, "<title>Plain page heading here - Site</title>"), { url });
+    expect(ex.title).toBe("Plain page heading here");
+    expect(ex.content.items.main?.meta?.extractor).toBe("readability");
+  });
+});
+
+describe("the scoring pass", () => {
+  test("a share bar repeated at the top and the bottom of the article is dropped, the article kept", () => {
+    const ex = extractHtml(html(`<article><h1>A story</h1>${shareBar}${prose("en")}${shareBar}</article>`), { url });
+    for (let i = 1; i <= 5; i++) expect(ex.markdown).toContain(`(${i}) The council met`);
+    expect(ex.markdown).not.toContain("WhatsApp");
+    expect(ex.markdown).not.toContain("Facebook");
+  });
+
+  test("a German page: the newsletter box inside the article goes, whatever its words", () => {
+    const box = `<div class="kasten"><h3>Immer gut informiert</h3><p>Jeden Morgen die wichtigsten Nachrichten aus der Region in Ihrem Postfach.</p>
+      <form action="/anmelden"><input type="email" name="email"><button>Anmelden</button></form></div>`;
+    const page = html(`<article><h1>Neue Brücke</h1>${prose("de", 3)}${box}${prose("de", 2)}</article>`, "<title>Neue Brücke</title>", "de");
+    const ex = extractHtml(page, { url });
+    expect(ex.markdown).toContain("(1) Der Gemeinderat traf sich");
+    expect(ex.markdown.match(/Der Gemeinderat traf sich/g)?.length).toBe(5);
+    expect(ex.markdown).not.toContain("Immer gut informiert");
+    expect(ex.markdown).not.toContain("Postfach");
+    expect(ex.lang).toBe("de");
+  });
+
+  test("a comment section under the article is dropped", () => {
+    const comments = `<section id="comments"><h2>3 Antworten</h2><ol class="comment-list">${Array.from(
+      { length: 3 },
+      (_, i) => `<li class="comment"><p class="who">Leser ${i}</p><p>Ein langer Kommentar eines Lesers ${i}, der mit vielen Worten erklärt, warum er anderer Meinung ist als der Autor dieses Artikels.</p></li>`,
+    ).join("")}</ol></section>`;
+    const ex = extractHtml(html(`<div class="post"><h1>Neue Brücke</h1>${prose("de")}${comments}</div>`, "<title>Neue Brücke</title>", "de"), { url });
+    expect(ex.markdown).toContain("(5) Der Gemeinderat");
+    expect(ex.markdown).not.toContain("Ein langer Kommentar");
+    expect(ex.markdown).not.toContain("3 Antworten");
+  });
+
+  test("'read more' links, a related list with its heading and image credits go; the article's own list, table, code, quote and caption stay", () => {
+    const body = `<article><h1>A story</h1>${prose("en", 2)}
+      <p><a href="https://news.example.test/2026/10/older-story">Council approves the budget for next year</a></p>
+      <ul><li>Plans are published in December.</li><li>Objections are heard in January.</li><li>Building starts in spring.</li></ul>
+      <table><tr><th>Year</th><th>Cost</th></tr><tr><td>2026</td><td>4 million</td></tr><tr><td>2027</td><td>6 million</td></tr></table>
+      <pre><code>bridge.span = 120</code></pre>
+      <blockquote>We waited long enough for this bridge, said the mayor after the vote.</blockquote>
+      <figure><img src="https://cdn.example.test/bridge.jpg" alt="The old bridge"><figcaption>The old bridge over the river, seen from the town hall. <span class="credit">Photo: J. Smith</span></figcaption></figure>
+      ${prose("en", 3)}
+      <h2>More on this</h2><ul><li><a href="https://news.example.test/a">First other story</a></li><li><a href="https://news.example.test/b">Second other story</a></li><li><a href="https://news.example.test/c">Third other story</a></li></ul>
+      </article>`;
+    const ex = extractHtml(html(body), { url });
+    const md = ex.markdown;
+    expect(md).not.toContain("Council approves the budget");
+    expect(md).not.toContain("More on this");
+    expect(md).not.toContain("other story");
+    expect(md).not.toContain("J. Smith");
+    expect(md).toContain("- Plans are published in December.");
+    expect(md).toContain("| 2027 | 6 million |");
+    expect(md).toContain("bridge.span = 120");
+    expect(md).toContain("> We waited long enough");
+    expect(md).toContain("The old bridge over the river, seen from the town hall.");
+    // The last paragraphs stay.
+    expect(md).toContain("(3) The council met");
+  });
+
+  test("a page whose real content is a long list of links is kept whole", () => {
+    const items = Array.from({ length: 40 }, (_, i) => `<li><a href="https://tools${i}.example.test/">Tool number ${i}</a></li>`).join("");
+    const ex = extractHtml(html(`<h1>Useful tools</h1><p>Tools we use.</p><ul>${items}</ul>`, "<title>Useful tools</title>"), { url });
+    for (const i of [0, 17, 39]) expect(ex.markdown).toContain(`[Tool number ${i}](https://tools${i}.example.test/)`);
+  });
+
+  test("a long list inside an article, each item with its own sentence, is kept", () => {
+    const items = Array.from(
+      { length: 25 },
+      (_, i) => `<li><a href="https://books.example.test/${i}">Book ${i}</a>: a novel about a town that builds a bridge and what it costs the people who live there.</li>`,
+    ).join("");
+    const ex = extractHtml(html(`<article><h1>Reading list</h1>${prose("en", 1)}<ol>${items}</ol></article>`), { url });
+    expect(ex.markdown).toContain("Book 0");
+    expect(ex.markdown).toContain("Book 24");
+  });
+
+  test("the pass reports what it removed and why", () => {
+    const doc = parseDocument(html(`<article><h1>A story</h1>${shareBar}${prose("en")}<div id="comments"><p>First!</p></div></article>`), url);
+    const removals = removeJunk(doc, { keepNoscript: true });
+    const reasons = [...removeBoilerplate(doc, removals).values()].sort();
+    // The share bar is one line of links: a paragraph that is only links.
+    expect(reasons).toEqual(["comments", "link_paragraph"]);
+  });
+});
+
+describe("lead and title", () => {
+  test("a standfirst beside the headline, outside the article body, is put back at the top", () => {
+    const page = html(`<header class="top"><h1>The bridge plans will be published</h1>
+      <div class="intro">After months of debate the council has decided to put every plan for the new bridge online before winter.</div></header>
+      <div class="body">${prose("en")}</div><footer>Contact</footer>`);
+    const doc = parseDocument(page, url);
+    expect(markLead(doc)?.text).toStartWith("After months of debate");
+    const ex = extractHtml(page, { url });
+    expect(ex.markdown).toStartWith("After months of debate");
+    expect(ex.markdown).toContain("(5) The council met");
+  });
+
+  test("the title is the page's headline when its <title> agrees, else the structured title without the site name", () => {
+    const meta = (head: string, body = "") => readMetadata(parseDocument(html(body, head), url), url);
+    const og = `<meta property="og:title" content="Bridge plans published - Example News"><meta property="og:site_name" content="Example News">`;
+    expect(chooseTitle(meta(`<title>Bridge plans published</title>${og}`), null)).toBe("Bridge plans published");
+    expect(chooseTitle(meta(`<title>Bridge plans are out | Example News</title>${og}`, "<h1>Bridge plans are out</h1>"), null)).toBe(
+      "Bridge plans are out",
+    );
+    // The host's name counts as the site's name.
+    const host = `<meta property="og:title" content="Bridge plans published » news.example.test">`;
+    expect(chooseTitle(meta(`<title>Bridge plans</title>${host}`), null)).toBe("Bridge plans published");
+    // Without structured data, Readability's title.
+    expect(chooseTitle(meta("<title>z</title>"), "Readability's pick")).toBe("Readability's pick");
+  });
+});
