@@ -32,6 +32,9 @@ const JUNK_WORDS = new Set([
   "cookie", "cookies", "consent", "gdpr", "onetrust",
   // related and recommended posts, breadcrumbs
   "related", "recommended", "recommendations", "breadcrumb", "breadcrumbs",
+  // paywall and membership prompts, ratings, disclaimers and affiliate notices, promotions, tag lists
+  "paywall", "rating", "ratings", "disclaimer", "affiliate", "donate", "donation", "promo", "promotion", "notice",
+  "tags", "tagcloud",
 ]);
 
 // Only boxes are removed by name; inline elements (a link "social-link" inside a sentence) carry article words.

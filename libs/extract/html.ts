@@ -9,6 +9,7 @@ import { absolutizeLinks, baseOf, checkElementBudget, pageElementLimit, parseDoc
 import { chooseTitle, hostTitle, originFavicon, readMetadata, toIsoDate, type PageMetadata } from "./metadata.ts";
 import { removeJunk } from "./clean.ts";
 import { removeBoilerplate } from "./score.ts";
+import { stripCaptionCredits } from "./credits.ts";
 import { markLead, restoreLead } from "./lead.ts";
 import { readArticle, type Article } from "./readable.ts";
 import { articleBodyElement, coversArticleBody } from "./structured.ts";
@@ -69,6 +70,7 @@ function prepare(doc: DomDocument, keepNoscript: boolean): void {
   markTaskCheckboxes(doc, doc.body);
   const removals = removeJunk(doc, { keepNoscript });
   removeBoilerplate(doc, removals);
+  stripCaptionCredits(doc);
 }
 
 interface Found {

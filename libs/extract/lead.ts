@@ -4,6 +4,7 @@
 // at the top of the article when Readability left it out.
 import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
+import { TITLE_ATTR } from "./metadata.ts";
 
 const LEAD_ATTR = "data-trove-lead";
 // How far after the title the lead may start (elements in document order), and its shape: a few sentences of
@@ -20,11 +21,10 @@ export interface Lead {
   text: string;
 }
 
-/** Marks the lead of `doc` (the first prose block after its single title heading); returns it or null. */
+/** Marks the lead of `doc` (the first prose block after its title heading, see metadata.ts); returns it or null. */
 export function markLead(doc: DomDocument): Lead | null {
-  const h1s = doc.body.getElementsByTagName("h1");
-  if (h1s.length !== 1) return null;
-  const title = h1s[0]!;
+  const title = doc.body.querySelector(`[${TITLE_ATTR}]`);
+  if (!title) return null;
   let el = nextAfter(title);
   for (let steps = 0; el && steps < MAX_STEPS; steps++, el = nextInOrder(el)) {
     const tag = el.localName.toLowerCase();

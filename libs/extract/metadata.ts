@@ -61,8 +61,10 @@ export function readMetadata(doc: DomDocument, url: string): PageMetadata {
     [ld.title, ...TITLE_KEYS.map((k) => meta.get(k))]
       .map((t) => (t ? withoutSiteName(t, siteName, url) : undefined))
       .find((t): t is string => !!t && agreesWith(t, shown)) ?? null;
+  const title = structuredTitle ?? documentTitle(doc);
+  markTitleHeading(doc, title);
   return {
-    title: structuredTitle ?? documentTitle(doc),
+    title,
     structuredTitle,
     heading: confirmedHeading(h1s, doc),
     articleBody: ld.articleBody ?? itempropArticleBody(doc),
@@ -262,6 +264,31 @@ function hostLabel(url: string): string | null {
 
 function fold(s: string): string {
   return s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+}
+
+/** The attribute set on the heading that shows the article's title (see markTitleHeading). */
+export const TITLE_ATTR = "data-trove-title";
+
+// The heading that shows the article's title on the page: of the <h1>s (else the <h2>s) with text, the one whose
+// words the title shares most, at least half of them; a page's only <h1> when none agrees. Pages carry empty
+// logo <h1>s, "Read also" <h1>s in widgets and several headline variants, so "the first <h1>" is not it.
+function markTitleHeading(doc: DomDocument, title: string | null): void {
+  const seen = new Set(wordTokens(title ?? ""));
+  for (const tag of ["h1", "h2"]) {
+    const headings = Array.from(doc.body.getElementsByTagName(tag)).filter((h) => textOf(h));
+    let best: DomElement | null = null;
+    let bestShare = 0.5;
+    for (const h of headings) {
+      const words = wordTokens(textOf(h));
+      const share = words.length ? words.filter((w) => seen.has(w)).length / words.length : 0;
+      if (share > bestShare || (share === bestShare && !best && share > 0)) [best, bestShare] = [h, share];
+    }
+    if (!best && tag === "h1" && headings.length === 1) best = headings[0]!;
+    if (best) {
+      best.setAttribute(TITLE_ATTR, "");
+      return;
+    }
+  }
 }
 
 // Microdata's articleBody as text; only a single such element is a statement about the page's article.

@@ -12,6 +12,7 @@ import type { DomDocument, DomElement } from "./dom.ts";
 import { isElement, textOf } from "./dom.ts";
 import { linkDensity, measureOf, measureTree, type Measure } from "./measure.ts";
 import { words, type Removal } from "./clean.ts";
+import { TITLE_ATTR } from "./metadata.ts";
 
 export type BoilerplateReason =
   | "link_list"
@@ -100,6 +101,10 @@ export function removeBoilerplate(doc: DomDocument, earlier: Removal[] = []): Ma
     if (at && !verdicts.has(at)) before.add(at);
   }
   for (const [el, reason] of removeOrphans(before, kept)) verdicts.set(el, reason);
+  for (const el of emptySections(body, kept)) {
+    verdicts.set(el, "orphan_heading");
+    el.remove();
+  }
   return verdicts;
 }
 
@@ -110,8 +115,7 @@ function keptElements(doc: DomDocument, measures: Map<DomElement, Measure>, page
   const keepWithAncestors = (el: DomElement | null): void => {
     for (let cur = el; cur && !kept.has(cur); cur = cur.parentElement) kept.add(cur);
   };
-  const h1s = Array.from(doc.body.getElementsByTagName("h1"));
-  if (h1s.length <= 2) for (const h1 of h1s) keepWithAncestors(h1);
+  keepWithAncestors(doc.body.querySelector(`[${TITLE_ATTR}]`));
   for (const root of Array.from(doc.body.querySelectorAll(STRUCTURED_ROOTS))) keepWithAncestors(root);
   for (const [el, m] of measures) if (pageText > 0 && m.text >= pageText * MAIN_SHARE) kept.add(el);
   return kept;
@@ -249,7 +253,7 @@ function removeOrphans(candidates: Set<DomElement>, kept: Set<DomElement>): Map<
       continue;
     }
     const text = textOf(el);
-    if (text.length === 0 || text.length > 60 || !/[:：]$/.test(text)) continue;
+    if (text.length === 0 || text.length > 60 || !/[:：?？!]$/.test(text)) continue;
     out.set(el, "orphan_label");
   }
   for (const el of out.keys()) el.remove();
@@ -271,6 +275,46 @@ function hasContentAfter(el: DomElement): boolean {
     }
   }
   return false;
+}
+
+// Headings whose section is empty in document order: nothing but other empty elements between them and the next
+// heading of the same or a higher level (or the end of the page). Their content was furniture, now gone; or they
+// are overlines set above a bigger heading.
+function emptySections(body: DomElement, kept: Set<DomElement>): DomElement[] {
+  const out: DomElement[] = [];
+  for (const h of Array.from(body.querySelectorAll("h2, h3, h4, h5, h6"))) {
+    if (kept.has(h)) continue;
+    if (!sectionHasContent(h, body)) out.push(h);
+  }
+  return out;
+}
+
+function sectionHasContent(h: DomElement, body: DomElement): boolean {
+  const level = headingLevel(h)!;
+  let steps = 0;
+  for (let el = nextOutside(h, body); el && steps < 500; el = nextInDocument(el, body), steps++) {
+    const l = headingLevel(el);
+    if (l !== null) {
+      if (l <= level) return false;
+      continue;
+    }
+    if (/^(img|picture|video|audio|table|pre|iframe|math)$/i.test(el.localName)) return true;
+    if (/^(script|style|template|noscript)$/i.test(el.localName)) continue;
+    // Own text only: a container's text is that of its children, which are visited next.
+    for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 3 && (c.textContent ?? "").trim()) return true;
+  }
+  return steps >= 500;
+}
+
+function nextOutside(el: DomElement, root: DomElement): DomElement | null {
+  for (let cur: DomElement | null = el; cur && cur !== root; cur = cur.parentElement) {
+    if (cur.nextElementSibling) return cur.nextElementSibling;
+  }
+  return null;
+}
+
+function nextInDocument(el: DomElement, root: DomElement): DomElement | null {
+  return el.firstElementChild ?? nextOutside(el, root);
 }
 
 function isEmpty(el: DomElement): boolean {

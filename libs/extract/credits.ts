@@ -1,0 +1,74 @@
+// Image credits inside captions. A caption that describes the article's image stays (it is part of what the
+// article says); the credit line set into it does not ("… Foto: J. Smith", "… (REUTERS/Jane Doe)", a <cite> or
+// <small> with the agency). Part of the score stage: run on the page before Readability picks the article.
+import type { DomDocument, DomElement, DomText } from "./dom.ts";
+import { TEXT_NODE, textOf } from "./dom.ts";
+import { words } from "./clean.ts";
+
+const CAPTIONS = "figcaption, .wp-caption-text, [class*=caption]";
+const MAX_CAPTION = 600;
+// Elements inside a caption that hold its credit.
+const CREDIT_CHILD_TAGS = new Set(["cite", "small"]);
+const CREDIT_CHILD_WORDS = new Set([
+  "credit", "credits", "copyright", "source", "sources", "photographer", "author", "byline", "subcaption", "rights",
+]);
+// A credit label in the languages of the web at large, with its colon ("Foto:", "Crédito:"), or a copyright sign;
+// then the name(s) that follow to the end of the caption.
+const LABEL = "foto|fotos|photo|photos|bild|bilder|image|credit|credits|quelle|source|fuente|crédito|créditos|crédit|fonte|źródło|zdjęcie|fot\\.|kuva|bron";
+const TRAILING_LABELLED = new RegExp(`(^|[\\s.;,|/–—-])[\\s(\\[]*(?:(?:${LABEL})\\s*:|©|\\(c\\)|copyright\\b)[^:]{1,80}$`, "iu");
+// "(REUTERS/Jane Doe)", "[AFP / Getty]": a parenthesised end with a slash names an agency and a photographer.
+const TRAILING_AGENCY = /\s*[([][^()[\]]{2,80}\/[^()[\]]{2,80}[)\]]\s*$/u;
+
+/** Strips credits from the captions of `doc`; a caption left without text is removed. Returns captions changed. */
+export function stripCaptionCredits(doc: DomDocument): number {
+  let changed = 0;
+  for (const caption of Array.from(doc.body.querySelectorAll(CAPTIONS))) {
+    if (!caption.parentElement) continue;
+    const text = textOf(caption);
+    if (!text || text.length > MAX_CAPTION) continue;
+    let touched = false;
+    for (const child of Array.from(caption.querySelectorAll("*"))) {
+      if (!child.parentElement || !isCreditChild(child)) continue;
+      child.remove();
+      touched = true;
+    }
+    if (trimTrailingCredit(caption)) touched = true;
+    if (!touched) continue;
+    changed++;
+    if (!textOf(caption) && !caption.querySelector("img, picture, video")) caption.remove();
+  }
+  return changed;
+}
+
+function isCreditChild(el: DomElement): boolean {
+  if (CREDIT_CHILD_TAGS.has(el.localName.toLowerCase())) return true;
+  const names = `${el.getAttribute("class") ?? ""} ${el.getAttribute("id") ?? ""}`.split(/\s+/).filter(Boolean);
+  return names.some((n) => words(n).some((w) => CREDIT_CHILD_WORDS.has(w)));
+}
+
+// Cuts a credit at the end of the caption's last text node; true when something was cut.
+function trimTrailingCredit(caption: DomElement): boolean {
+  const last = lastText(caption);
+  if (!last) return false;
+  const before = last.data;
+  let after = before.replace(TRAILING_AGENCY, "");
+  if (after === before) {
+    const m = TRAILING_LABELLED.exec(before);
+    if (m) after = before.slice(0, m.index + (m[1]?.length ?? 0));
+  }
+  if (after === before) return false;
+  last.data = after.replace(/[\s|/–—-]+$/u, "");
+  return true;
+}
+
+function lastText(el: DomElement): DomText | null {
+  let found: DomText | null = null;
+  const visit = (node: DomElement): void => {
+    for (let c = node.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === TEXT_NODE && (c.textContent ?? "").trim()) found = c as DomText;
+      else if (c.nodeType === 1) visit(c as DomElement);
+    }
+  };
+  visit(el);
+  return found;
+}
