@@ -11,6 +11,7 @@ import { removeJunk } from "./clean.ts";
 import { removeBoilerplate } from "./score.ts";
 import { stripCaptionCredits } from "./credits.ts";
 import { markLead, restoreLead } from "./lead.ts";
+import { trimEdges } from "./edges.ts";
 import { readArticle, type Article } from "./readable.ts";
 import { articleBodyElement, coversArticleBody } from "./structured.ts";
 import { collectMedia } from "./media.ts";
@@ -89,15 +90,20 @@ function findArticle(doc: DomDocument, html: string, url: string, meta: PageMeta
   const article = readArticle(doc, pageTextLength(doc));
   if (article && coversArticleBody(textOf(article.element), meta.articleBody)) {
     restoreLead(doc, lead, article.element);
+    trimEdges(article.element);
     return { root: article.element, owner: doc, article, extractor: "readability" };
   }
   // Readability changed the document while it tried, so the stated article is looked for in a fresh parse.
   const owner = parseDocument(html, url);
   prepare(owner, false);
   const stated = articleBodyElement(owner, meta.articleBody);
-  if (stated) return { root: stated, owner, article, extractor: "structured" };
+  if (stated) {
+    trimEdges(stated);
+    return { root: stated, owner, article, extractor: "structured" };
+  }
   if (article) {
     restoreLead(doc, lead, article.element);
+    trimEdges(article.element);
     return { root: article.element, owner: doc, article, extractor: "readability" };
   }
   return { root: owner.body, owner, article: null, extractor: "body" };
