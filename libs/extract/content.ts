@@ -68,6 +68,17 @@ export function wordTokens(text: string): string[] {
   return text.toLowerCase().match(WORD) ?? [];
 }
 
+const DENSE = new RegExp(`[${UNSPACED}\\p{Script=Hangul}]`, "gu");
+
+/**
+ * The length of a text as a measure of how much it says, for thresholds written in Latin-script characters: a
+ * Han, kana or Hangul character says about as much as three letters, so a 40-character Chinese sentence weighs
+ * as much as a 120-character English one.
+ */
+export function textWeight(text: string): number {
+  return text.length + 2 * (text.match(DENSE)?.length ?? 0);
+}
+
 /** Words of Markdown as read: link and image destinations are not words. */
 function countWords(markdown: string): number {
   return wordTokens(markdown.replace(/\]\([^)\s]*(?:\s+"[^"]*")?\)/g, "]")).length;

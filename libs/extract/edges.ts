@@ -7,6 +7,7 @@
 // and quotes stay.
 import type { DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
+import { textWeight } from "./content.ts";
 
 // A paragraph of prose: long enough to be a sentence or two, and not a row of links.
 const PROSE_CHARS = 120;
@@ -33,7 +34,7 @@ function trimHead(article: DomElement, blocks: DomElement[]): number {
     const tag = b.localName.toLowerCase();
     if (CONTENT_BLOCKS.has(tag) || /^h[1-6]$/.test(tag) || b.querySelector("h1, h2, h3, h4, h5, h6, img, picture")) return false;
     const text = textOf(b);
-    return text.length < HEAD_CHARS && !isSentence(text);
+    return textWeight(text) < HEAD_CHARS && !isSentence(text);
   });
   return removeAll(article, head);
 }
@@ -50,7 +51,7 @@ function trimTail(article: DomElement, blocks: DomElement[]): number {
   const prose = blocks[lastProse]!;
   const tail = blocks
     .slice(lastProse + 1)
-    .filter((b) => !CONTENT_BLOCKS.has(b.localName.toLowerCase()) && textOf(b).length < SHORT_CHARS)
+    .filter((b) => !CONTENT_BLOCKS.has(b.localName.toLowerCase()) && textWeight(textOf(b)) < SHORT_CHARS)
     .filter((b) => !isClosingParagraph(b, prose));
   return removeAll(article, tail);
 }
@@ -66,7 +67,9 @@ function removeAll(article: DomElement, blocks: DomElement[]): number {
 
 // Four words or more ending as a sentence ends, in any script.
 function isSentence(text: string): boolean {
-  return text.split(" ").length >= 4 && /[.!?…。！？"“”»)]$/u.test(text);
+  // Words are counted by spaces, or for scripts written without them, by weight.
+  const words = text.split(" ").length >= 4 || textWeight(text) - text.length >= 16;
+  return words && /[.!?…。！？"“”»)」』]$/u.test(text);
 }
 
 // The article's blocks in document order, each the smallest element holding a run of text: content structures
@@ -104,7 +107,7 @@ function isProse(el: DomElement): boolean {
   const tag = el.localName.toLowerCase();
   if (CONTENT_BLOCKS.has(tag)) return tag === "blockquote" || tag === "pre" || tag === "ul" || tag === "ol" || tag === "table" || tag === "dl";
   const text = textOf(el);
-  if (text.length < PROSE_CHARS) return false;
+  if (textWeight(text) < PROSE_CHARS) return false;
   let links = 0;
   for (const a of Array.from(el.getElementsByTagName("a"))) links += textOf(a).length;
   return links / text.length < PROSE_LINK_SHARE;

@@ -4,6 +4,7 @@
 // at the top of the article when Readability left it out.
 import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
+import { textWeight, wordTokens } from "./content.ts";
 import { TITLE_ATTR } from "./metadata.ts";
 
 const LEAD_ATTR = "data-trove-lead";
@@ -31,8 +32,8 @@ export function markLead(doc: DomDocument): Lead | null {
     if (tag === "h1" || tag === "h4" || tag === "h5" || tag === "h6") return null;
     if (!BLOCKS.has(tag) || el.querySelector(NESTED_BLOCKS)) continue;
     const text = textOf(el);
-    if (text.length < MIN_CHARS) continue;
-    if (text.length > MAX_CHARS || text.split(" ").length < MIN_WORDS || linkTextShare(el, text) > 0.3) return null;
+    if (textWeight(text) < MIN_CHARS) continue;
+    if (text.length > MAX_CHARS || wordTokens(text).length < MIN_WORDS || linkTextShare(el, text) > 0.3) return null;
     el.setAttribute(LEAD_ATTR, "");
     return { text };
   }

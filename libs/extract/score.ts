@@ -44,6 +44,8 @@ const PARAGRAPH_MAX_TEXT = 200;
 const MAIN_SHARE = 0.4;
 // The share of the page's text the pass must leave, or it removes nothing.
 const MIN_KEPT_SHARE = 0.3;
+// A paragraph of prose: a sentence or two.
+const PROSE_CHARS = 120;
 // Teaser cards are short and mostly link.
 const CARD_MAX_TEXT = 400;
 const CARD_LINK_DENSITY = 0.3;
@@ -143,7 +145,9 @@ function judge(el: DomElement, measures: Map<DomElement, Measure>, kept: Set<Dom
   if (!BOX_TAGS.has(tag) && !HEADINGS.has(tag)) return null;
   if (hasNamedWord(el, COMMENT_WORDS) && tag !== "p") return "comments";
   if (m.text === 0) return null;
-  if (HEADINGS.has(tag)) return m.links > 0 && linkDensity(m) >= 0.9 ? "teaser_heading" : null;
+  // A headline that is all link is a teaser, unless a paragraph of prose follows it: then it heads a section of
+  // the article that links its subject (a product, a place).
+  if (HEADINGS.has(tag)) return m.links > 0 && linkDensity(m) >= 0.9 && !proseFollows(el, measures) ? "teaser_heading" : null;
   if (tag === "p" || isLineBox(el)) {
     if (m.links >= 1 && m.text <= PARAGRAPH_MAX_TEXT && linkDensity(m) >= PARAGRAPH_LINK_DENSITY) return "link_paragraph";
     return null;
@@ -161,20 +165,35 @@ function isCardList(el: DomElement, measures: Map<DomElement, Measure>): boolean
   for (let c = el.firstElementChild; c; c = c.nextElementSibling) children.push(c);
   if (children.length < 2) return false;
   let cards = 0;
+  let linkedCards = 0;
   for (const c of children) {
     const m = measureOf(measures, c);
     if (m.text === 0) continue;
     if (!isCard(c, m)) return false;
     cards++;
+    if (linkDensity(m) >= CARD_LINK_DENSITY) linkedCards++;
   }
-  if (cards < 2) return false;
+  // Cards that lead on through a small "more" link rather than a linked headline count from three up.
+  if (cards < 2 || (linkedCards < cards && cards < 3)) return false;
   const kinds = new Set(children.map((c) => `${c.localName}.${c.getAttribute("class") ?? ""}`));
   return kinds.size === 1;
 }
 
 function isCard(el: DomElement, m: Measure): boolean {
-  if (m.links === 0 || m.text > CARD_MAX_TEXT || linkDensity(m) < CARD_LINK_DENSITY) return false;
-  return el.querySelector("h2, h3, h4, h5, h6, img, picture") !== null;
+  if (m.links === 0 || m.text > CARD_MAX_TEXT) return false;
+  if (linkDensity(m) >= CARD_LINK_DENSITY) return el.querySelector("h2, h3, h4, h5, h6, img, picture") !== null;
+  // A headline, an excerpt and a link out: a teaser even when the link is only "read more".
+  return el.querySelector("h2, h3, h4, h5, h6") !== null && el.querySelector("img, picture") !== null;
+}
+
+// The first sibling with text after `el` (past emptied embeds and images) is a paragraph of prose.
+function proseFollows(el: DomElement, measures: Map<DomElement, Measure>): boolean {
+  for (let next = el.nextElementSibling, steps = 0; next && steps < 4; next = next.nextElementSibling, steps++) {
+    const m = measureOf(measures, next);
+    if (m.text === 0) continue;
+    return m.text >= PROSE_CHARS && linkDensity(m) < 0.3;
+  }
+  return false;
 }
 
 // A div or similar that holds only inline content reads as one paragraph.
