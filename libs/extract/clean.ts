@@ -34,7 +34,7 @@ const JUNK_WORDS = new Set([
   "related", "recommended", "recommendations", "breadcrumb", "breadcrumbs",
   // paywall and membership prompts, ratings, disclaimers and affiliate notices, promotions, tag lists
   "paywall", "rating", "ratings", "disclaimer", "affiliate", "donate", "donation", "promo", "promotion", "notice",
-  "tags", "tagcloud",
+  "tags", "tagcloud", "placeholder",
 ]);
 
 // Only boxes are removed by name; inline elements (a link "social-link" inside a sentence) carry article words.
@@ -148,8 +148,9 @@ function isChrome(el: DomElement, tag: string): boolean {
 function isNamedJunk(el: DomElement): boolean {
   for (const cls of (el.getAttribute("class") ?? "").split(/\s+/)) if (cls && hasJunkWord(cls)) return true;
   const id = el.getAttribute("id");
-  // Long ids are usually slugs of a heading ("sharing-data-with-social-networks"), not widget names.
-  if (id && words(id).length <= 3 && hasJunkWord(id)) return true;
+  // Long ids are usually slugs of a heading ("sharing-data-with-social-networks"), not widget names, unless they
+  // end in the widget's kind ("free-deals-newsletter").
+  if (id && (words(id).length <= 3 ? hasJunkWord(id) : JUNK_WORDS.has(words(id).at(-1) ?? ""))) return true;
   const label = el.getAttribute("aria-label");
   return !!label && hasJunkWord(label);
 }
