@@ -17,8 +17,9 @@ export type ExtractedParts = Pick<Extraction, "title" | "favicon" | "byline" | "
   url: string;
   contentType: "article" | "text";
   /** How the content was found, kept in the item's meta for diagnosis: "readability", "body" (Readability found
-   * nothing usable), "structured" (the element holding the page's stated articleBody), "markup" (the DOM failed; text by pattern), "plain", "markdown". */
-  extractor: "readability" | "structured" | "body" | "markup" | "plain" | "markdown";
+   * nothing usable), "structured" (the element holding the page's stated articleBody), "paragraphs" (the densest run of paragraphs,
+   * when Readability's pick holds too little of it), "markup" (the DOM failed; text by pattern), "plain", "markdown". */
+  extractor: "readability" | "structured" | "paragraphs" | "body" | "markup" | "plain" | "markdown";
   media: MediaEntry[];
 };
 

@@ -14,9 +14,13 @@ import { markLead, restoreLead } from "./lead.ts";
 import { trimEdges } from "./edges.ts";
 import { readArticle, type Article } from "./readable.ts";
 import { articleBodyElement, coversArticleBody } from "./structured.ts";
+import { densestRun, type Run } from "./paragraphs.ts";
 import { collectMedia } from "./media.ts";
 import { markTaskCheckboxes, toMarkdown } from "./markdown.ts";
-import { buildExtraction, type ExtractedParts } from "./content.ts";
+import { buildExtraction, textWeight, type ExtractedParts } from "./content.ts";
+
+// Readability's pick must hold at least this share of the densest run of paragraphs (paragraphs.ts).
+const RUN_SHARE = 0.5;
 import { ExtractError } from "./error.ts";
 import { plainTextToMarkdown } from "./text.ts";
 import type { Extraction } from "./types.ts";
@@ -87,13 +91,16 @@ interface Found {
 // is the article.
 function findArticle(doc: DomDocument, html: string, url: string, meta: PageMetadata): Found {
   const lead = markLead(doc);
+  const run = densestRun(doc);
   const article = readArticle(doc, pageTextLength(doc));
-  if (article && coversArticleBody(textOf(article.element), meta.articleBody)) {
+  const text = article ? textOf(article.element) : "";
+  if (article && coversArticleBody(text, meta.articleBody) && holdsRun(text, run)) {
     restoreLead(doc, lead, article.element);
     trimEdges(article.element);
     return { root: article.element, owner: doc, article, extractor: "readability" };
   }
-  // Readability changed the document while it tried, so the stated article is looked for in a fresh parse.
+  // Readability changed the document while it tried, so what else there is is looked for in a fresh parse: the
+  // element holding the stated article body, else the densest run of paragraphs.
   const owner = parseDocument(html, url);
   prepare(owner, false);
   const stated = articleBodyElement(owner, meta.articleBody);
@@ -101,12 +108,23 @@ function findArticle(doc: DomDocument, html: string, url: string, meta: PageMeta
     trimEdges(stated);
     return { root: stated, owner, article, extractor: "structured" };
   }
+  const dense = article ? densestRun(owner) : null;
+  if (dense && !holdsRun(text, dense)) {
+    restoreLead(owner, lead, dense.element);
+    trimEdges(dense.element);
+    return { root: dense.element, owner, article, extractor: "paragraphs" };
+  }
   if (article) {
     restoreLead(doc, lead, article.element);
     trimEdges(article.element);
     return { root: article.element, owner: doc, article, extractor: "readability" };
   }
   return { root: owner.body, owner, article: null, extractor: "body" };
+}
+
+// Readability's pick holds at least half of the densest run of paragraphs on the page.
+function holdsRun(text: string, run: Run | null): boolean {
+  return !run || textWeight(text) >= run.weight * RUN_SHARE;
 }
 
 // Text a reader would see on the cleaned page; JSON-LD blocks are still there for Readability but are not text.
