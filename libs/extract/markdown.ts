@@ -3,7 +3,7 @@
 import TurndownService from "turndown";
 import { strikethrough, tables, taskListItems } from "@joplin/turndown-plugin-gfm";
 import type { DomDocument, DomElement } from "./dom.ts";
-import { renameElement, textOf, unwrap } from "./dom.ts";
+import { ELEMENT_NODE, renameElement, textOf, unwrap } from "./dom.ts";
 import { codeLanguage, codeText } from "./code.ts";
 import type { Fence } from "./fence.ts";
 import { closesFence, fenceOpening } from "./fence.ts";
@@ -153,6 +153,11 @@ function prepareTables(doc: DomDocument, root: DomElement): void {
       continue;
     }
     for (const cell of Array.from(table.querySelectorAll("td, th"))) flattenCell(doc, cell);
+    // Text and comments between a row's cells are not rendered by browsers (the parser moves such text out of the
+    // table), and the GFM plugin indexes a row's childNodes as if they were all cells.
+    for (const row of rows) {
+      for (const node of Array.from(row.childNodes)) if (node.nodeType !== ELEMENT_NODE) node.remove();
+    }
     // linkedom has no HTMLTableElement.rows, which the GFM plugin reads.
     Object.defineProperty(table, "rows", { value: rows, configurable: true });
   }

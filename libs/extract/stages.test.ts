@@ -183,3 +183,12 @@ describe("lead and title", () => {
     expect(chooseTitle(meta("<title>z</title>"), "Readability's pick")).toBe("Readability's pick");
   });
 });
+
+describe("Markdown", () => {
+  test("text between a table's cells does not break the table or the page", () => {
+    const table = `<table><tr><td>Year</td> stray <td>Cost</td></tr><!-- c --><tr><td>2026</td>x<td>4 million</td></tr><tr><td>2027</td><td>6 million</td></tr></table>`;
+    const ex = extractHtml(html(`<article><h1>A story</h1>${prose("en", 3)}${table}${prose("en", 2)}</article>`), { url });
+    expect(ex.content.items.main?.meta?.extractor).toBe("readability");
+    expect(ex.markdown).toContain("| 2027 | 6 million |");
+  });
+});
