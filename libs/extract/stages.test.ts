@@ -11,6 +11,8 @@ import { removeBoilerplate } from "./score.ts";
 import { readMetadata, chooseTitle } from "./metadata.ts";
 import { articleBodyElement, coversArticleBody } from "./structured.ts";
 import { markLead } from "./lead.ts";
+import { densestRun } from "./paragraphs.ts";
+import { stripCaptionCredits } from "./credits.ts";
 import { textOf } from "./dom.ts";
 
 const url = "https://news.example.test/2026/11/a-story";
@@ -153,6 +155,53 @@ describe("the scoring pass", () => {
     const reasons = [...removeBoilerplate(doc, removals).values()].sort();
     // The share bar is one line of links: a paragraph that is only links.
     expect(reasons).toEqual(["comments", "link_paragraph"]);
+  });
+});
+
+describe("the article's edges", () => {
+  test("date lines and labels before the first paragraph, and short furniture after the last, go; a closing sentence stays", () => {
+    // All <p>s of one container, the way Readability keeps them: only their shape tells them apart.
+    const body = `<article><h1>A story</h1><p><span>12.03.2026</span></p><p>Updated: 09:41</p>
+      ${prose("en", 4)}<p>That is all for now.</p><p><em>aja/PAP</em></p><p>Print</p><p>Advertisement</p></article>`;
+    const md = extractHtml(html(body), { url }).markdown;
+    expect(md).not.toContain("12.03.2026");
+    expect(md).not.toContain("Updated: 09:41");
+    expect(md).not.toContain("aja/PAP");
+    expect(md).not.toContain("Print");
+    expect(md).not.toContain("Advertisement");
+    expect(md).toContain("(4) The council met");
+    expect(md).toContain("That is all for now.");
+  });
+
+  test("a short article is not trimmed down to nothing: at most a small share of it goes", () => {
+    const body = `<article><h1>Short note here</h1><p>${sentences.en}</p><p>Contact: the town hall.</p><p>Phone 0123 456</p><p>Open Monday to Friday</p></article>`;
+    const md = extractHtml(html(body, "<title>Short note here</title>"), { url }).markdown;
+    expect(md).toContain("Open Monday to Friday");
+  });
+});
+
+describe("second opinions on Readability's pick", () => {
+  test("the densest run of paragraphs is found, and wins when Readability settles on a fraction of it", () => {
+    const doc = parseDocument(html(`<div id="a">${prose("en", 2)}</div><div id="b">${prose("de", 6)}</div>`), url);
+    expect(densestRun(doc)?.element.getAttribute("id")).toBe("b");
+  });
+
+  test("credits are cut from captions; descriptive captions stay", () => {
+    const figure = (caption: string) =>
+      `<figure><img src="https://cdn.example.test/p.jpg" alt=""><figcaption>${caption}</figcaption></figure>`;
+    const doc = parseDocument(
+      html(
+        figure("The new bridge at night. Foto: Jane Doe") +
+          figure("Le pont au petit matin (REUTERS/John Roe)") +
+          figure("El puente <small>EFE</small>") +
+          figure("© Agentur XY") +
+          figure("A photo of the old bridge: it stood for 90 years"),
+      ),
+      url,
+    );
+    stripCaptionCredits(doc);
+    const captions = Array.from(doc.body.querySelectorAll("figcaption")).map((c) => textOf(c));
+    expect(captions).toEqual(["The new bridge at night.", "Le pont au petit matin", "El puente", "A photo of the old bridge: it stood for 90 years"]);
   });
 });
 
