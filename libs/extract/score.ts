@@ -153,7 +153,7 @@ function judge(el: DomElement, measures: Map<DomElement, Measure>, kept: Set<Dom
     return null;
   }
   if (m.links >= 2 && linkDensity(m) >= LIST_LINK_DENSITY && m.text - m.linkText <= LIST_MAX_PLAIN_TEXT) return "link_list";
-  if (isCardList(el, measures)) return "teaser_cards";
+  if (m.links >= 2 && isCardList(el, measures)) return "teaser_cards";
   return null;
 }
 
@@ -209,10 +209,21 @@ function isCredit(el: DomElement, tag: string, m: Measure): boolean {
   if (m.text === 0 || m.text > CREDIT_MAX) return false;
   if (hasNamedWord(el, CREDIT_WORDS)) return true;
   // Inside a figure: an element named a caption's "source", or a caption whose text is only a credit line.
-  const inFigure = tag === "figcaption" || el.closest("figure, figcaption, [class*=caption]") !== null;
-  if (!inFigure) return false;
+  if (tag !== "figcaption" && !insideFigure(el)) return false;
   if (/(^|[-_\s])source($|[-_\s])/i.test(el.getAttribute("class") ?? "")) return true;
   return m.text <= 100 && m.linkText < m.text && CREDIT_TEXT.test(textOf(el));
+}
+
+// `el` is a figure or caption, or inside one.
+function insideFigure(el: DomElement): boolean {
+  for (let cur: DomElement | null = el; cur; cur = cur.parentElement) {
+    const tag = cur.localName.toLowerCase();
+    if (tag === "figure" || tag === "figcaption") return true;
+    if (tag === "body") return false;
+    const cls = cur.getAttribute("class");
+    if (cls && cls.includes("caption")) return true;
+  }
+  return false;
 }
 
 function hasNamedWord(el: DomElement, names: Set<string>): boolean {
@@ -222,9 +233,21 @@ function hasNamedWord(el: DomElement, names: Set<string>): boolean {
   for (const name of [id, ...cls.split(/\s+/)]) {
     if (!name) continue;
     if (names.has(name.toLowerCase())) return true;
-    if (words(name).some((w) => names.has(w))) return true;
+    if (cachedWords(name).some((w) => names.has(w))) return true;
   }
   return false;
+}
+
+// Pages repeat a handful of class names thousands of times; splitting each once is enough.
+const wordCache = new Map<string, string[]>();
+function cachedWords(name: string): string[] {
+  let found = wordCache.get(name);
+  if (!found) {
+    if (wordCache.size > 5000) wordCache.clear();
+    found = words(name);
+    wordCache.set(name, found);
+  }
+  return found;
 }
 
 // The outermost block of each text that appears in two or more places on the page (and not inside a table or
@@ -238,7 +261,7 @@ function repeatedBlocks(body: DomElement, measures: Map<DomElement, Measure>, ke
     if (parent && measureOf(measures, parent).text === m.text && parent !== body) continue;
     const tag = el.localName.toLowerCase();
     if (!BOX_TAGS.has(tag) && !HEADINGS.has(tag) && tag !== "span" && tag !== "a") continue;
-    if (el.closest("table, ul, ol, dl, pre, select") !== null) continue;
+    if (hasAncestor(el, LIST_LIKE)) continue;
     const key = textOf(el);
     const list = byText.get(key);
     // Measures come children first; a wrapper whose text differs from its child's only by whitespace replaces it.
@@ -338,6 +361,14 @@ function nextInDocument(el: DomElement, root: DomElement): DomElement | null {
 
 function isEmpty(el: DomElement): boolean {
   return !textOf(el) && !el.querySelector("img, picture, video, iframe, table, pre");
+}
+
+const LIST_LIKE = new Set(["table", "ul", "ol", "dl", "pre", "select"]);
+
+// `el` or one of its ancestors is one of `tags` (a parent walk: linkedom's closest() parses its selector per call).
+function hasAncestor(el: DomElement, tags: Set<string>): boolean {
+  for (let cur: DomElement | null = el; cur; cur = cur.parentElement) if (tags.has(cur.localName.toLowerCase())) return true;
+  return false;
 }
 
 function isInside(el: DomElement, ancestor: DomElement): boolean {
