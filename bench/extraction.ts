@@ -21,6 +21,7 @@
 //                                                     combine with --only and --no-ingest for a quick look
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { parseConfig } from "@trove/config";
 import type { Backing } from "@trove/testing";
 import { extractHtml } from "../libs/extract/index.ts";
@@ -282,9 +283,9 @@ function diffSnippets(pages: SnippetPage[], run: SnippetsRun, filter: string): v
     const found = (s: string) => text.includes(s.replace(/\s+/g, " ").trim());
     const missed = page.with.filter((s) => !found(s));
     const keptWrongly = page.without.filter(found);
-    console.log(`Trove misses (must-keep not found): ${missed.length ? "" : "none"}`);
+    console.log(`Trove misses ${missed.length} must-keep snippet(s)${missed.length ? ":" : ""}`);
     for (const s of missed) console.log(`  - ${clip(s)}`);
-    console.log(`Trove keeps wrongly (must-drop found): ${keptWrongly.length ? "" : "none"}`);
+    console.log(`Trove keeps ${keptWrongly.length} must-drop snippet(s)${keptWrongly.length ? ":" : ""}`);
     for (const s of keptWrongly) console.log(`  + ${clip(s)}`);
   }
 }
@@ -403,14 +404,18 @@ function sh(cmd: string, args: string[]): string {
 
 const loadavg = (): string => (existsSync("/proc/loadavg") ? readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") : "unavailable");
 
+/** Whether the one-minute load average says other work shared the cores. */
+const busy = (load: string): boolean => Number(load.split(" ")[0]) > cpus().length / 2;
+
 function machineLines(loadAtStart: string, loads: string[]): string[] {
   const cpuinfo = existsSync("/proc/cpuinfo") ? readFileSync("/proc/cpuinfo", "utf8") : "";
   const mem = sh("free", ["-g"]).split("\n")[1]?.trim().split(/\s+/) ?? [];
   return [
     `- nproc ${sh("nproc", [])}; CPU ${/model name\s*:\s*(.+)/.exec(cpuinfo)?.[1] ?? "unknown"}`,
     `- memory (free -g): ${mem.length >= 7 ? `total ${mem[1]} GiB, used ${mem[2]}, available ${mem[6]}` : "unavailable"}`,
-    `- bun ${Bun.version}; ${new Date().toISOString()}; commit ${sh("git", ["rev-parse", "--short", "HEAD"])}`,
-    `- load average at start ${loadAtStart}; ${loads.join("; ")}`,
+    `- bun ${Bun.version}; ${new Date().toISOString()}; commit ${sh("git", ["describe", "--always", "--dirty"])}`,
+    `- load average at start ${loadAtStart}${busy(loadAtStart) ? " (above half the cores: something else was running, or had just run; speeds are lower bounds)" : ""}; ` +
+      `then ${loads.join("; ")} (these include this run's own threads)`,
   ];
 }
 
@@ -528,7 +533,7 @@ function reading(now: Row[], peers: Row[], ts: Target[], ing: IngestResult | nul
     out.push(
       `- ${set}/: against the baseline, precision ${signed(n.precision - base.precision)}, recall ${signed(n.recall - base.recall)}, ` +
         `F1 ${signed(n.f1 - base.f1)}; against the peers, F1 ${signed(n.f1 - p.f1)}. Trove ran at ${n.pps!.toFixed(1)} pages/s, ` +
-        `${(n.pps! / p.pps!).toFixed(1)}x the peers' ${p.pps!.toFixed(1)}.` +
+        `${(n.pps! / p.pps!).toFixed(1)}x the peers' ${p.pps!.toFixed(1)} (one pass each, warm-up included).` +
         (headroom < TARGET.precisionGain
           ? ` The precision target cannot be met on this set: the baseline's ${f4(base.precision)} leaves ${f4(headroom)} below 1.`
           : "") +
@@ -545,7 +550,8 @@ function reading(now: Row[], peers: Row[], ts: Target[], ing: IngestResult | nul
     out.push(
       `- Through the API: ${(ing.pages / ing.seconds).toFixed(1)} pages/s with ${ing.workers} extraction workers` +
         (inThread ? ` (${inThread.toFixed(1)} pages/s in the calling thread, one core)` : "") +
-        `; each save also parses the JSON body, stores the content in PGlite (one thread) and answers. ` +
+        `; each save also parses the JSON body, stores the content in PGlite (one thread) and answers, and the bench ` +
+        `client sending ${ing.concurrency} saves at once shares the same cores. ` +
         `${ing.timeouts === 0 ? `No page reached the ${ing.deadlineMs} ms deadline` : `${ing.timeouts} page(s) hit the ${ing.deadlineMs} ms deadline`}; ` +
         `the slowest save took ${(ing.latencyMs.max / 1000).toFixed(1)} s, queueing for a worker included.`,
     );
@@ -635,8 +641,8 @@ if (wantWrite) {
       SECTION,
       `## ${SECTION}
 
-Measured ${today()}. Command: \`bun run bench:extraction -- --write\` (\`bench/extraction.ts\`; \`--diff <page>\` shows
-one page's misses). Quality of Trove's pipeline (\`extractHtml\` in the calling thread), the peers' (jsdom +
+Measured ${today()}. Command: \`bun run bench/extraction.ts --write\` (\`bun run bench:extraction\` prints the same without
+writing; \`--diff <page>\` shows one page's misses). Quality of Trove's pipeline (\`extractHtml\` in the calling thread), the peers' (jsdom +
 Readability + turndown) and Trove before issue 12 (baseline, commit ${BASELINE.commit}, measured 2026-11-26 with the
 same scoring), on both sets of \`shared/corpus\`: \`pages/\` (${corpusPages.length} pages, bag-of-words recall and
 precision against Readability's own output, averaged per page; F1 from the two averages) and \`snippets/\`
