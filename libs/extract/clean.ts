@@ -4,6 +4,7 @@
 // sign-ups, cookie banners or related-post lists.
 import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
+import { TITLE_ATTR } from "./metadata.ts";
 
 // Never content; Readability's scoring is also cheaper without them. <noscript> stays for Readability, which
 // recovers lazy-loaded images from it; JSON-LD stays for its metadata.
@@ -67,7 +68,7 @@ export function removeJunk(doc: DomDocument, opts: { keepNoscript: boolean }): R
   if (!root) return removals;
   let el: DomElement | null = root;
   while (el) {
-    if (isJunk(el, opts.keepNoscript)) {
+    if (isJunk(el, opts.keepNoscript) && !holdsTitle(el)) {
       const target = el.localName.toLowerCase() === "form" ? formBox(el) : el;
       const after = nextElement(target, root, true);
       if (BOX_TAGS.has(target.localName.toLowerCase())) {
@@ -80,6 +81,12 @@ export function removeJunk(doc: DomDocument, opts: { keepNoscript: boolean }): R
     }
   }
   return removals;
+}
+
+// The heading that shows the article's title (marked by the metadata stage) is never furniture, and neither is a
+// box around it: a page may set its headline inside a "header" or a box named for sharing.
+function holdsTitle(el: DomElement): boolean {
+  return el.hasAttribute(TITLE_ATTR) || el.querySelector(`[${TITLE_ATTR}]`) !== null;
 }
 
 // A form is a search, a sign-up or a comment box, and the small box around it ("Get our newsletter: every
