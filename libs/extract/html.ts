@@ -6,7 +6,16 @@
 import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
 import { absolutizeLinks, baseOf, checkElementBudget, pageElementLimit, parseDocument } from "./document.ts";
-import { chooseTitle, hostTitle, originFavicon, readMetadata, toIsoDate, type PageMetadata } from "./metadata.ts";
+import {
+  chooseTitle,
+  hostTitle,
+  markTitleHeading,
+  originFavicon,
+  readMetadata,
+  TITLE_ATTR,
+  toIsoDate,
+  type PageMetadata,
+} from "./metadata.ts";
 import { removeJunk } from "./clean.ts";
 import { removeBoilerplate } from "./score.ts";
 import { stripCaptionCredits } from "./credits.ts";
@@ -19,6 +28,8 @@ import { collectMedia } from "./media.ts";
 import { markTaskCheckboxes, toMarkdown } from "./markdown.ts";
 import { buildExtraction, textWeight, type ExtractedParts } from "./content.ts";
 
+// An <article> around the title heading shorter than this is a teaser, not a statement of the article.
+const MIN_TITLE_ARTICLE = 500;
 // Readability's pick must hold at least this share of the densest run of paragraphs (paragraphs.ts).
 const RUN_SHARE = 0.5;
 import { ExtractError } from "./error.ts";
@@ -92,21 +103,26 @@ interface Found {
 function findArticle(doc: DomDocument, html: string, url: string, meta: PageMetadata): Found {
   const lead = markLead(doc);
   const run = densestRun(doc);
+  // What the page states its article to be: its JSON-LD or microdata articleBody, else, on a page of several
+  // <article>s (a feed, an endless scroll), the one holding the title heading.
+  const stated = meta.articleBody ?? titleArticle(doc)?.text ?? null;
   const article = readArticle(doc, pageTextLength(doc));
   const text = article ? textOf(article.element) : "";
-  if (article && coversArticleBody(text, meta.articleBody) && holdsRun(text, run)) {
+  if (article && coversArticleBody(text, stated) && holdsRun(text, run)) {
     restoreLead(doc, lead, article.element);
     trimEdges(article.element);
     return { root: article.element, owner: doc, article, extractor: "readability" };
   }
   // Readability changed the document while it tried, so what else there is is looked for in a fresh parse: the
-  // element holding the stated article body, else the densest run of paragraphs.
+  // element holding the stated article, else the densest run of paragraphs.
   const owner = parseDocument(html, url);
+  markTitleHeading(owner, meta.title);
   prepare(owner, false);
-  const stated = articleBodyElement(owner, meta.articleBody);
-  if (stated) {
-    trimEdges(stated);
-    return { root: stated, owner, article, extractor: "structured" };
+  const element = articleBodyElement(owner, meta.articleBody) ?? (meta.articleBody ? null : titleArticle(owner)?.element);
+  if (element) {
+    restoreLead(owner, lead, element);
+    trimEdges(element);
+    return { root: element, owner, article, extractor: "structured" };
   }
   const dense = article ? densestRun(owner) : null;
   if (dense && !holdsRun(text, dense)) {
@@ -120,6 +136,15 @@ function findArticle(doc: DomDocument, html: string, url: string, meta: PageMeta
     return { root: article.element, owner: doc, article, extractor: "readability" };
   }
   return { root: owner.body, owner, article: null, extractor: "body" };
+}
+
+// On a page of several <article>s, the one around the title heading, with its text.
+function titleArticle(doc: DomDocument): { element: DomElement; text: string } | null {
+  if (doc.body.getElementsByTagName("article").length < 2) return null;
+  const element = doc.body.querySelector(`[${TITLE_ATTR}]`)?.closest("article");
+  if (!element) return null;
+  const text = textOf(element);
+  return text.length >= MIN_TITLE_ARTICLE ? { element, text } : null;
 }
 
 // Readability's pick holds at least half of the densest run of paragraphs on the page.

@@ -272,7 +272,7 @@ export const TITLE_ATTR = "data-trove-title";
 // The heading that shows the article's title on the page: of the <h1>s (else the <h2>s) with text, the one whose
 // words the title shares most, at least half of them; a page's only <h1> when none agrees. Pages carry empty
 // logo <h1>s, "Read also" <h1>s in widgets and several headline variants, so "the first <h1>" is not it.
-function markTitleHeading(doc: DomDocument, title: string | null): void {
+export function markTitleHeading(doc: DomDocument, title: string | null): void {
   const seen = new Set(wordTokens(title ?? ""));
   for (const tag of ["h1", "h2"]) {
     const headings = Array.from(doc.body.getElementsByTagName(tag)).filter((h) => textOf(h));
