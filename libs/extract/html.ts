@@ -105,7 +105,8 @@ function findArticle(doc: DomDocument, html: string, url: string, meta: PageMeta
   const run = densestRun(doc);
   // What the page states its article to be: its JSON-LD or microdata articleBody, else, on a page of several
   // <article>s (a feed, an endless scroll), the one holding the title heading.
-  const stated = meta.articleBody ?? titleArticle(doc)?.text ?? null;
+  const ownArticle = meta.articleBody ? null : titleArticle(doc);
+  const stated = meta.articleBody ?? ownArticle?.text ?? null;
   const article = readArticle(doc, pageTextLength(doc));
   const text = article ? textOf(article.element) : "";
   if (article && coversArticleBody(text, stated) && holdsRun(text, run)) {

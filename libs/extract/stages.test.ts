@@ -186,6 +186,24 @@ describe("second opinions on Readability's pick", () => {
     expect(densestRun(doc)?.element.getAttribute("id")).toBe("b");
   });
 
+  test("on a page of several <article>s, the one around the headline is the article", () => {
+    // An endless-scroll page: the story asked for first, then the next story loaded below it, far longer, which
+    // is what Readability settles on.
+    const next = `<article><h2>Another story entirely</h2>${prose("de", 30)}</article>`;
+    const page = html(`<article><h1>The bridge plans will be published</h1>${prose("en", 4)}</article>${next}`, "<title>The bridge plans will be published</title>");
+    const ex = extractHtml(page, { url });
+    expect(ex.markdown).toContain("(4) The council met");
+    expect(ex.markdown).not.toContain("Der Gemeinderat");
+  });
+
+  test("cleaning keeps the headline even inside a box named as furniture", () => {
+    const page = html(`<div class="share-header"><h1>The bridge plans will be published</h1></div><article>${prose("en")}</article>`, "<title>The bridge plans will be published</title>");
+    const doc = parseDocument(page, url);
+    readMetadata(doc, url);
+    removeJunk(doc, { keepNoscript: true });
+    expect(textOf(doc.body)).toContain("The bridge plans will be published");
+  });
+
   test("credits are cut from captions; descriptive captions stay", () => {
     const figure = (caption: string) =>
       `<figure><img src="https://cdn.example.test/p.jpg" alt=""><figcaption>${caption}</figcaption></figure>`;
