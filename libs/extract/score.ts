@@ -150,6 +150,8 @@ function judge(el: DomElement, measures: Map<DomElement, Measure>, kept: Set<Dom
   if (HEADINGS.has(tag)) return m.links > 0 && linkDensity(m) >= 0.9 && !proseFollows(el, measures) ? "teaser_heading" : null;
   if (tag === "p" || isLineBox(el)) {
     if (m.links >= 1 && m.text <= PARAGRAPH_MAX_TEXT && linkDensity(m) >= PARAGRAPH_LINK_DENSITY) return "link_paragraph";
+    // "Read also: <a>Another story</a>": a short label with a colon, then a link to another page.
+    if (m.links >= 1 && m.text <= PARAGRAPH_MAX_TEXT && linkDensity(m) >= 0.6 && isLabelledLink(el)) return "link_paragraph";
     return null;
   }
   if (m.links >= 2 && linkDensity(m) >= LIST_LINK_DENSITY && m.text - m.linkText <= LIST_MAX_PLAIN_TEXT) return "link_list";
@@ -194,6 +196,24 @@ function proseFollows(el: DomElement, measures: Map<DomElement, Measure>): boole
     return m.text >= PROSE_CHARS && linkDensity(m) < 0.3;
   }
   return false;
+}
+
+// The text before the paragraph's first link is a short label ending in a colon.
+function isLabelledLink(el: DomElement): boolean {
+  const a = el.querySelector("a[href]");
+  if (!a) return false;
+  let label = "";
+  const collect = (node: DomElement): boolean => {
+    for (let c = node.firstChild; c; c = c.nextSibling) {
+      if (c === a) return true;
+      if (c.nodeType === 3) label += c.textContent ?? "";
+      else if (c.nodeType === 1 && collect(c as DomElement)) return true;
+    }
+    return false;
+  };
+  collect(el);
+  const text = label.replace(/\s+/g, " ").trim();
+  return text.length > 0 && text.length <= 25 && /[:：]$/.test(text);
 }
 
 // A div or similar that holds only inline content reads as one paragraph.

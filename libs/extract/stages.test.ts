@@ -110,6 +110,7 @@ describe("the scoring pass", () => {
   test("'read more' links, a related list with its heading and image credits go; the article's own list, table, code, quote and caption stay", () => {
     const body = `<article><h1>A story</h1>${prose("en", 2)}
       <p><a href="https://news.example.test/2026/10/older-story">Council approves the budget for next year</a></p>
+      <p>Lee también: <a href="https://news.example.test/2026/09/other">El puente viejo cumple noventa años</a></p>
       <ul><li>Plans are published in December.</li><li>Objections are heard in January.</li><li>Building starts in spring.</li></ul>
       <table><tr><th>Year</th><th>Cost</th></tr><tr><td>2026</td><td>4 million</td></tr><tr><td>2027</td><td>6 million</td></tr></table>
       <pre><code>bridge.span = 120</code></pre>
@@ -121,6 +122,7 @@ describe("the scoring pass", () => {
     const ex = extractHtml(html(body), { url });
     const md = ex.markdown;
     expect(md).not.toContain("Council approves the budget");
+    expect(md).not.toContain("El puente viejo");
     expect(md).not.toContain("More on this");
     expect(md).not.toContain("other story");
     expect(md).not.toContain("J. Smith");
