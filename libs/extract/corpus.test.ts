@@ -12,19 +12,20 @@ import { countSnippets, loadSnippetPages, snippetDir, snippetScores, sumCounts }
 const dir = corpusDir();
 const snippets = snippetDir();
 
-// pages/, measured 2026-11-26 on the 39 pages: recall 0.9824, precision 0.9945, title accuracy 0.923. The
+// pages/, measured 2026-11-26 on the 39 pages: recall 0.9765, precision 0.9935, title accuracy 0.923. The
 // reference is Readability's output, so what the scoring pass removes and Readability keeps (reader comments,
 // "related" links inside the article) counts against recall, and titles taken from the page's own headline
 // instead of Readability's pick against title accuracy. Floors: measured minus about 0.02.
-const RECALL_FLOOR = 0.96;
+const RECALL_FLOOR = 0.955;
 const PRECISION_FLOOR = 0.97;
 const TITLE_FLOOR = 0.89;
 // No single page may lose most of its article.
 const PAGE_RECALL_FLOOR = 0.5;
-// snippets/, measured 2026-11-26 on 705 pages: precision 0.892, recall 0.944, F1 0.917.
-const SNIPPET_PRECISION_FLOOR = 0.87;
-const SNIPPET_RECALL_FLOOR = 0.92;
-const SNIPPET_F1_FLOOR = 0.9;
+// snippets/, measured 2026-11-26 on 705 pages: precision 0.920, recall 0.951, F1 0.936 (before issue 12: 0.868,
+// 0.926, 0.896). Floors: measured minus about 0.02.
+const SNIPPET_PRECISION_FLOOR = 0.9;
+const SNIPPET_RECALL_FLOOR = 0.93;
+const SNIPPET_F1_FLOOR = 0.915;
 
 describe("extraction corpus", () => {
   const missing = existsSync(dir) ? "" : ` (skipped: ${dir} not found)`;
