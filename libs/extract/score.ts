@@ -148,7 +148,9 @@ function judge(el: DomElement, measures: Map<DomElement, Measure>, kept: Set<Dom
   // A headline that is all link is a teaser, unless a paragraph of prose follows it: then it heads a section of
   // the article that links its subject (a product, a place).
   if (HEADINGS.has(tag)) return m.links > 0 && linkDensity(m) >= 0.9 && !proseFollows(el, measures) ? "teaser_heading" : null;
-  if (tag === "p" || isLineBox(el)) {
+  // A paragraph inside a list item or a table cell belongs to its list or table, which are judged as a whole: a
+  // list of linked titles, each with its description, is the article's own list.
+  if ((tag === "p" || isLineBox(el)) && !hasAncestor(el, ITEM_TAGS)) {
     if (m.links >= 1 && m.text <= PARAGRAPH_MAX_TEXT && linkDensity(m) >= PARAGRAPH_LINK_DENSITY) return "link_paragraph";
     // "Read also: <a>Another story</a>": a short label with a colon, then a link to another page.
     if (m.links >= 1 && m.text <= PARAGRAPH_MAX_TEXT && linkDensity(m) >= 0.6 && isLabelledLink(el)) return "link_paragraph";
@@ -384,6 +386,7 @@ function isEmpty(el: DomElement): boolean {
 }
 
 const LIST_LIKE = new Set(["table", "ul", "ol", "dl", "pre", "select"]);
+const ITEM_TAGS = new Set(["li", "dd", "dt", "td", "th"]);
 
 // `el` or one of its ancestors is one of `tags` (a parent walk: linkedom's closest() parses its selector per call).
 function hasAncestor(el: DomElement, tags: Set<string>): boolean {

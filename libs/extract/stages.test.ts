@@ -151,6 +151,15 @@ describe("the scoring pass", () => {
     expect(ex.markdown).toContain("Book 24");
   });
 
+  test("a list whose items are a linked title over a description (a digest) is kept", () => {
+    const items = Array.from(
+      { length: 4 },
+      (_, i) => `<li><p><strong><a href="https://blog.example.test/${i}">Entry number ${i}</a></strong></p><p>What entry ${i} says, in a sentence or two of its own.</p></li>`,
+    ).join("");
+    const md = extractHtml(html(`<article><h1>Digest of the day</h1><ul>${items}</ul></article>`, "<title>Digest of the day</title>"), { url }).markdown;
+    for (let i = 0; i < 4; i++) expect(md).toContain(`[Entry number ${i}](https://blog.example.test/${i})`);
+  });
+
   test("the pass reports what it removed and why", () => {
     const doc = parseDocument(html(`<article><h1>A story</h1>${shareBar}${prose("en")}<div id="comments"><p>First!</p></div></article>`), url);
     const removals = removeJunk(doc, { keepNoscript: true });
