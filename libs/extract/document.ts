@@ -1,7 +1,6 @@
 // Parsing HTML into a linkedom document that always has <html>, <head> and <body>, with a <base> that makes
 // every relative URL resolve against the page address.
 import { parseHTML } from "linkedom";
-import "./tagname.ts";
 import type { DomDocument, DomElement, DomNode } from "./dom.ts";
 import { ELEMENT_NODE, TEXT_NODE, isElement, unwrap } from "./dom.ts";
 import { ExtractError } from "./error.ts";
