@@ -3,7 +3,7 @@
 // asides, dialogs, forms) and boxes whose class/id/aria-label name them as ads, share buttons, newsletter
 // sign-ups, cookie banners or related-post lists.
 import type { DomDocument, DomElement } from "./dom.ts";
-import { textOf } from "./dom.ts";
+import { linkTextLength, textOf } from "./dom.ts";
 import { TITLE_ATTR } from "./metadata.ts";
 
 // Never content; Readability's scoring is also cheaper without them. <noscript> stays for Readability, which
@@ -182,7 +182,5 @@ function containsContent(el: DomElement): boolean {
 }
 
 function nonLinkTextLength(el: DomElement): number {
-  let length = textOf(el).length;
-  for (const a of Array.from(el.getElementsByTagName("a"))) length -= textOf(a).length;
-  return length;
+  return textOf(el).length - linkTextLength(el);
 }

@@ -87,3 +87,10 @@ export function unwrap(el: DomElement): void {
 export function textOf(node: DomNode): string {
   return (node.textContent ?? "").replace(/\s+/g, " ").trim();
 }
+
+/** Characters of link text (whitespace-collapsed) under `el`. */
+export function linkTextLength(el: DomElement): number {
+  let length = 0;
+  for (const a of Array.from(el.getElementsByTagName("a"))) length += textOf(a).length;
+  return length;
+}

@@ -6,7 +6,7 @@
 // paragraphs themselves (a short last one written as a sentence too), headings, and images, tables, lists, code
 // and quotes stay.
 import type { DomElement } from "./dom.ts";
-import { textOf } from "./dom.ts";
+import { linkTextLength, textOf } from "./dom.ts";
 import { textWeight } from "./content.ts";
 
 // A paragraph of prose: long enough to be a sentence or two, and not a row of links.
@@ -108,7 +108,5 @@ function isProse(el: DomElement): boolean {
   if (CONTENT_BLOCKS.has(tag)) return tag === "blockquote" || tag === "pre" || tag === "ul" || tag === "ol" || tag === "table" || tag === "dl";
   const text = textOf(el);
   if (textWeight(text) < PROSE_CHARS) return false;
-  let links = 0;
-  for (const a of Array.from(el.getElementsByTagName("a"))) links += textOf(a).length;
-  return links / text.length < PROSE_LINK_SHARE;
+  return linkTextLength(el) / text.length < PROSE_LINK_SHARE;
 }

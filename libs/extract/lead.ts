@@ -3,7 +3,7 @@
 // position alone: the first block of prose after the title heading. Marked before Readability runs and put back
 // at the top of the article when Readability left it out.
 import type { DomDocument, DomElement } from "./dom.ts";
-import { textOf } from "./dom.ts";
+import { linkTextLength, textOf } from "./dom.ts";
 import { textWeight, wordTokens } from "./content.ts";
 import { TITLE_ATTR } from "./metadata.ts";
 
@@ -33,7 +33,7 @@ export function markLead(doc: DomDocument): Lead | null {
     if (!BLOCKS.has(tag) || el.querySelector(NESTED_BLOCKS)) continue;
     const text = textOf(el);
     if (textWeight(text) < MIN_CHARS) continue;
-    if (text.length > MAX_CHARS || wordTokens(text).length < MIN_WORDS || linkTextShare(el, text) > 0.3) return null;
+    if (text.length > MAX_CHARS || wordTokens(text).length < MIN_WORDS || linkTextLength(el) / text.length > 0.3) return null;
     el.setAttribute(LEAD_ATTR, "");
     return { text };
   }
@@ -50,11 +50,6 @@ export function restoreLead(doc: DomDocument, lead: Lead | null, article: DomEle
   article.insertBefore(p, article.firstChild);
 }
 
-function linkTextShare(el: DomElement, text: string): number {
-  let links = 0;
-  for (const a of Array.from(el.getElementsByTagName("a"))) links += textOf(a).length;
-  return links / text.length;
-}
 
 // The element after `el` in document order, not entering `el`.
 function nextAfter(el: DomElement): DomElement | null {

@@ -2,7 +2,7 @@
 // beside Readability's pick, which on some layouts (a headline block scored above the body, a body split by
 // widgets) settles on a fraction of the article. Part of the readable stage.
 import type { DomDocument, DomElement } from "./dom.ts";
-import { textOf } from "./dom.ts";
+import { linkTextLength, textOf } from "./dom.ts";
 import { textWeight } from "./content.ts";
 
 export interface Run {
@@ -21,16 +21,10 @@ export function densestRun(doc: DomDocument): Run | null {
     const parent = p.parentElement;
     if (!parent) continue;
     const text = textOf(p);
-    if (!text || linkShare(p, text) > MAX_LINK_SHARE) continue;
+    if (!text || linkTextLength(p) / text.length > MAX_LINK_SHARE) continue;
     weights.set(parent, (weights.get(parent) ?? 0) + textWeight(text));
   }
   let best: Run | null = null;
   for (const [element, weight] of weights) if (!best || weight > best.weight) best = { element, weight };
   return best;
-}
-
-function linkShare(p: DomElement, text: string): number {
-  let links = 0;
-  for (const a of Array.from(p.getElementsByTagName("a"))) links += textOf(a).length;
-  return links / text.length;
 }
