@@ -234,6 +234,33 @@ describe("second opinions on Readability's pick", () => {
   });
 });
 
+describe("recipes", () => {
+  const ld = (recipe: Record<string, unknown>) =>
+    `<script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "Recipe", name: "Apfelkuchen", ...recipe })}</script>`;
+
+  test("the stated ingredients are added when the extracted text lacks them; stated steps it has are not repeated", () => {
+    const steps = ["Den Ofen auf 180 Grad vorheizen und die Form fetten.", "Die Äpfel schälen, in Spalten schneiden und auf dem Teig verteilen."];
+    const head = `<title>Apfelkuchen</title>${ld({
+      recipeIngredient: ["500 g Äpfel", "200 g Mehl", "100 g Butter"],
+      recipeInstructions: steps.map((text) => ({ "@type": "HowToStep", text })),
+    })}`;
+    // The ingredients sit in a table beside the method, which is all Readability keeps.
+    const body = `<div class="side"><table><tr><td>500 g</td><td>Äpfel</td></tr><tr><td>200 g</td><td>Mehl</td></tr></table></div>
+      <article><h1>Apfelkuchen</h1>${steps.map((t) => `<p>${t} ${sentences.de}</p>`).join("")}${prose("de", 2)}</article>`;
+    const md = extractHtml(html(body, head, "de"), { url }).markdown;
+    expect(md).toContain("- 500 g Äpfel\n- 200 g Mehl\n- 100 g Butter");
+    expect(md.match(/Den Ofen auf 180 Grad/g)?.length).toBe(1);
+  });
+
+  test("a page without a stated recipe, or whose text has it, is left as it is", () => {
+    const plain = extractHtml(html(`<article><h1>A story</h1>${prose("en")}</article>`), { url }).markdown;
+    expect(plain).not.toContain("- ");
+    const head = `<title>Apfelkuchen</title>${ld({ recipeIngredient: ["500 g Äpfel", "200 g Mehl"] })}`;
+    const md = extractHtml(html(`<article><h1>Apfelkuchen</h1><ul><li>500 g Äpfel</li><li>200 g Mehl</li></ul>${prose("de")}</article>`, head, "de"), { url }).markdown;
+    expect(md.match(/500 g Äpfel/g)?.length).toBe(1);
+  });
+});
+
 describe("lead and title", () => {
   test("a standfirst beside the headline, outside the article body, is put back at the top", () => {
     const page = html(`<header class="top"><h1>The bridge plans will be published</h1>
