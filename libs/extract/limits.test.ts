@@ -103,6 +103,16 @@ describe("extraction on a worker pool", () => {
     expect((await patient.html(article, { url })).title).toBe("A short article");
   });
 
+  test("the scoring stages stay linear: thousands of identical blocks and a huge stated articleBody extract within the default deadline", async () => {
+    // Each stage that compares blocks (repeated text, the stated articleBody's anchors) once did so pairwise.
+    const blocks = "<div><p>the same short line</p></div>".repeat(15_000);
+    const ld = JSON.stringify({ "@type": "NewsArticle", headline: "Same", articleBody: "word ".repeat(200_000) });
+    const page = `<html><head><title>Same</title><script type="application/ld+json">${ld}</script></head><body><h1>Same</h1>${blocks}</body></html>`;
+    const extractor = poolExtractor(newPool(), { deadlineMs: 15_000 });
+    const ex = await extractor.html(page, { url });
+    expect(ex.markdown).toContain("the same short line");
+  });
+
   test("a page refused by a full queue is extract_busy; pages cut off by closing the pool are extract_failed", async () => {
     const pool = newPool(1);
     const extractor = poolExtractor(pool, { deadlineMs: 60_000 });

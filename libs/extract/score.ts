@@ -286,9 +286,11 @@ function repeatedBlocks(body: DomElement, measures: Map<DomElement, Measure>, ke
     if (hasAncestor(el, LIST_LIKE)) continue;
     const key = textOf(el);
     const list = byText.get(key);
-    // Measures come children first; a wrapper whose text differs from its child's only by whitespace replaces it.
-    if (list) list.splice(0, list.length, ...list.filter((x) => !isInside(x, el)), el);
-    else byText.set(key, [el]);
+    // Measures come children first: a wrapper whose text differs from its child's only by whitespace comes right
+    // after that child and replaces it.
+    if (!list) byText.set(key, [el]);
+    else if (isInside(list[list.length - 1]!, el)) list[list.length - 1] = el;
+    else list.push(el);
   }
   const out: DomElement[] = [];
   for (const list of byText.values()) {

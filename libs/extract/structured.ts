@@ -12,6 +12,8 @@ const PICK_COVERAGE = 0.5;
 const ELEMENT_COVERAGE = 0.8;
 // Paragraph-sized blocks that anchor the search, and how much of them must match the stated text.
 const ANCHOR_CHARS = 60;
+const MAX_STATED_CHARS = 200_000;
+const MAX_ANCHORS = 3_000;
 
 /** True when `text` holds most of the stated article body (or the page states none worth checking). */
 export function coversArticleBody(text: string, stated: string | null): boolean {
@@ -26,10 +28,12 @@ export function coversArticleBody(text: string, stated: string | null): boolean 
  */
 export function articleBodyElement(doc: DomDocument, stated: string | null): DomElement | null {
   if (!stated || stated.length < MIN_STATED_CHARS) return null;
-  const body = collapse(stated);
+  // Bounded, since each anchor is a substring search of the stated text: a page may state a huge body and hold
+  // tens of thousands of paragraphs.
+  const body = collapse(stated).slice(0, MAX_STATED_CHARS);
   let first: DomElement | null = null;
   let last: DomElement | null = null;
-  for (const p of Array.from(doc.body.querySelectorAll("p, li, h2, h3, blockquote, pre"))) {
+  for (const p of Array.from(doc.body.querySelectorAll("p, li, h2, h3, blockquote, pre")).slice(0, MAX_ANCHORS)) {
     const text = textOf(p);
     if (text.length < ANCHOR_CHARS / 2 || !body.includes(text.slice(0, ANCHOR_CHARS))) continue;
     first ??= p;
