@@ -27,7 +27,7 @@ import { call } from "./api.ts";
 import { copyToSize, corpusPages, loadThroughApi, type SavedItem } from "./library.ts";
 import { machineLine, today, writeSection } from "./report.ts";
 import { type Db, query } from "./sql.ts";
-import { cpuByPid, type Distributed, natsServerPids, startDistributed, startEmbedded, treeOf } from "./topology.ts";
+import { cpuByPid, type Distributed, measuringEnv, natsServerPids, startDistributed, startEmbedded, treeOf } from "./topology.ts";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/postgres";
 process.env.NATS_URL ??= "nats://127.0.0.1:4222";
@@ -54,14 +54,7 @@ const machine = await machineLine();
 type Format = "json" | "markdown_zip" | "csv";
 type Part = "exports" | "imports" | "embedded";
 
-const troveEnv: Record<string, string> = {
-  TROVE_RATE_LIMIT: "100000000",
-  LOG_LEVEL: "warn",
-  TROVE_VALIDATE_RESPONSES: "0",
-  TROVE_INGEST_WAIT_MS: "60000",
-  TROVE_SEMANTIC: "off",
-  TROVE_MAX_OPEN_JOBS: "10",
-};
+const troveEnv: Record<string, string> = { ...measuringEnv, TROVE_MAX_OPEN_JOBS: "10" };
 
 // ---- processes: memory and CPU ---------------------------------------------------------------------------------
 

@@ -50,7 +50,7 @@ import {
 } from "../libs/extract/test/snippets.ts";
 import { call } from "./api.ts";
 import { quantile, today, writeSection } from "./report.ts";
-import { startDistributed, startEmbedded } from "./topology.ts";
+import { measuringEnv, startDistributed, startEmbedded } from "./topology.ts";
 
 // ---- options -----------------------------------------------------------------------------------------------------
 
@@ -330,16 +330,7 @@ async function ingest(
   deployment: "embedded" | "distributed",
 ): Promise<IngestResult> {
   const settings = extractionSettings();
-  const troveEnv = {
-    ...settings.env,
-    LOG_LEVEL: "warn",
-    TROVE_RATE_LIMIT: "100000000",
-    TROVE_VALIDATE_RESPONSES: "0",
-    TROVE_SEMANTIC: "off",
-    // The longest the API lets a save wait: every answer then carries its extraction's outcome (an extraction
-    // stopped at its deadline answers extract_timeout well within it) instead of `background: true`.
-    TROVE_INGEST_WAIT_MS: "60000",
-  };
+  const troveEnv = { ...measuringEnv, ...settings.env };
   // Distributed: every service its own process over PostgreSQL and NATS (a scratch database and bus prefix).
   const backing = deployment === "embedded" ? noBacking : await distributedBacking();
   const trove =

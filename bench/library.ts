@@ -4,7 +4,8 @@
 // copying those rows in SQL (new ids, URLs and dates; tags, highlights and media copied with them).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { aliceKey, repoRoot } from "@trove/testing";
+import { repoRoot } from "@trove/testing";
+import { call } from "./api.ts";
 import { findCorpus as findSharedCorpus } from "../libs/extract/test/quality.ts";
 import { query, type Db } from "./sql.ts";
 
@@ -89,17 +90,6 @@ export interface Loaded {
   /** Saves whose page gave no content; those items were deleted again, so every item has content. */
   withoutContent: number;
   seconds: number;
-}
-
-async function call(base: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${aliceKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
 }
 
 /**

@@ -20,7 +20,7 @@ import { call } from "./api.ts";
 import { copyToSize, corpusPages, loadThroughApi, passages, tagsFor } from "./library.ts";
 import { machineLine, quantile, today, writeSection } from "./report.ts";
 import { type Db, query } from "./sql.ts";
-import { startDistributed, startEmbedded } from "./topology.ts";
+import { measuringEnv, startDistributed, startEmbedded } from "./topology.ts";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/postgres";
 process.env.NATS_URL ??= "nats://127.0.0.1:4222";
@@ -38,14 +38,9 @@ const machine = await machineLine();
 const backing = await backingServices();
 if ("skip" in backing) throw new Error(`bench needs PostgreSQL and NATS: ${backing.skip}`);
 const b: Backing = backing;
-// Semantic search off: its start-up backfill would embed the whole library beside the measurements.
 // TROVE_SEARCH_RANKED passes through, to measure another ranking depth.
 const troveEnv: Record<string, string> = {
-  TROVE_RATE_LIMIT: "100000000",
-  LOG_LEVEL: "warn",
-  TROVE_VALIDATE_RESPONSES: "0",
-  TROVE_INGEST_WAIT_MS: "60000",
-  TROVE_SEMANTIC: "off",
+  ...measuringEnv,
   ...(process.env.TROVE_SEARCH_RANKED ? { TROVE_SEARCH_RANKED: process.env.TROVE_SEARCH_RANKED } : {}),
 };
 

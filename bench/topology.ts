@@ -6,6 +6,19 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { freePort, processEnv, repoRoot, serviceNames, waitForHealth, type Backing } from "@trove/testing";
 
+/**
+ * The settings a benchmark's Trove runs with when it measures the API alone: no rate limit, quiet logs, no response
+ * validation, saves that wait for their extraction (every answer carries its outcome, not `background: true`), and
+ * no semantic search (its start-up backfill would embed the library beside the measurements).
+ */
+export const measuringEnv: Record<string, string> = {
+  TROVE_RATE_LIMIT: "100000000",
+  LOG_LEVEL: "warn",
+  TROVE_VALIDATE_RESPONSES: "0",
+  TROVE_INGEST_WAIT_MS: "60000",
+  TROVE_SEMANTIC: "off",
+};
+
 /** `bun run <args>` from the repository root. */
 export function spawnQuiet(args: string[], env: Record<string, string>): Subprocess {
   return Bun.spawn(["bun", "run", ...args], { cwd: repoRoot, env, stdout: "ignore", stderr: "inherit" });

@@ -2,7 +2,7 @@
 // article says); the credit line set into it does not ("… Foto: J. Smith", "… (REUTERS/Jane Doe)", a <cite> or
 // <small> with the agency). Part of the score stage: run on the page before Readability picks the article.
 import type { DomDocument, DomElement, DomText } from "./dom.ts";
-import { TEXT_NODE, textOf } from "./dom.ts";
+import { TEXT_NODE, isElement, textOf } from "./dom.ts";
 import { words } from "./clean.ts";
 
 const CAPTIONS = "figcaption, .wp-caption-text, [class*=caption]";
@@ -66,7 +66,7 @@ function lastText(el: DomElement): DomText | null {
   const visit = (node: DomElement): void => {
     for (let c = node.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === TEXT_NODE && (c.textContent ?? "").trim()) found = c as DomText;
-      else if (c.nodeType === 1) visit(c as DomElement);
+      else if (isElement(c)) visit(c);
     }
   };
   visit(el);

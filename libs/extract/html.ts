@@ -21,7 +21,7 @@ import { removeBoilerplate } from "./score.ts";
 import { stripCaptionCredits } from "./credits.ts";
 import { markLead, restoreLead } from "./lead.ts";
 import { trimEdges } from "./edges.ts";
-import { completeRecipe, readRecipe } from "./recipe.ts";
+import { completeRecipe } from "./recipe.ts";
 import { readArticle, type Article } from "./readable.ts";
 import { articleBodyElement, coversArticleBody } from "./structured.ts";
 import { densestRun, type Run } from "./paragraphs.ts";
@@ -57,7 +57,6 @@ function htmlParts(html: string, url: string, maxElements: number): ExtractedPar
   const base = baseOf(doc, url);
   // metadata, before anything is removed
   const meta = readMetadata(doc, url);
-  const recipe = readRecipe(doc);
   // clean, then score
   prepare(doc, true);
   // readable
@@ -65,7 +64,7 @@ function htmlParts(html: string, url: string, maxElements: number): ExtractedPar
   // absolutize, media, Markdown
   absolutizeLinks(found.root, base);
   const media = collectMedia(found.root, base);
-  const markdown = completeRecipe(toMarkdown(found.owner, found.root), recipe);
+  const markdown = completeRecipe(toMarkdown(found.owner, found.root), meta.recipe);
   const article = found.article;
   return {
     url,

@@ -4,6 +4,8 @@ import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
 import { resolveUrl } from "./document.ts";
 import { wordTokens } from "./content.ts";
+import { findLdNode, jsonLdBlocks } from "./jsonld.ts";
+import { recipeOf, type Recipe } from "./recipe.ts";
 
 export interface PageMetadata {
   title: string | null;
@@ -14,6 +16,8 @@ export interface PageMetadata {
   heading: string | null;
   /** The article's text as the page's JSON-LD gives it (schema.org articleBody), plain text. */
   articleBody: string | null;
+  /** A schema.org Recipe the page states in JSON-LD. */
+  recipe: Recipe | null;
   byline: string | null;
   published: string | null;
   lang: string | null;
@@ -46,7 +50,8 @@ const SITE_KEYS = ["og:site_name", "application-name", "apple-mobile-web-app-tit
 /** Everything the page says about itself; `url` is the page address. */
 export function readMetadata(doc: DomDocument, url: string): PageMetadata {
   const meta = metaValues(doc);
-  const ld = jsonLd(doc);
+  const blocks = jsonLdBlocks(doc);
+  const ld = jsonLd(blocks);
   const pick = (keys: string[]): string | null => {
     for (const key of keys) {
       const value = meta.get(key);
@@ -68,6 +73,7 @@ export function readMetadata(doc: DomDocument, url: string): PageMetadata {
     structuredTitle,
     heading: confirmedHeading(h1s, doc),
     articleBody: ld.articleBody ?? itempropArticleBody(doc),
+    recipe: recipeOf(blocks),
     byline: ld.byline ?? nonUrl(pick(BYLINE_KEYS)),
     published: toIsoDate(ld.published ?? pick(PUBLISHED_KEYS) ?? timeElementDate(doc)),
     lang: normaliseLang(
@@ -106,48 +112,23 @@ interface LdValues {
 
 const LD_ARTICLE = /Article|BlogPosting|NewsArticle|Report|SocialMediaPosting|LiveBlogPosting|WebPage/;
 
-// The first schema.org article-like object among the page's JSON-LD blocks; broken JSON is skipped.
-function jsonLd(doc: DomDocument): LdValues {
-  for (const script of Array.from(doc.querySelectorAll('script[type="application/ld+json"]'))) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse((script.textContent ?? "").replace(/^\s*<!\[CDATA\[|\]\]>\s*$/g, ""));
-    } catch {
-      continue;
-    }
-    const node = findArticle(parsed, 0);
-    if (!node) continue;
-    const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
-    const name = (v: unknown): string | undefined => {
-      if (Array.isArray(v)) return v.map(name).filter(Boolean).join(", ") || undefined;
-      return str(v) ?? (v && typeof v === "object" ? str((v as Record<string, unknown>).name) : undefined);
-    };
-    return {
-      title: str(node.headline) ?? str(node.name),
-      articleBody: str(node.articleBody),
-      byline: name(node.author),
-      published: str(node.datePublished) ?? str(node.dateCreated),
-      siteName: name(node.publisher),
-      excerpt: str(node.description),
-    };
-  }
-  return {};
-}
-
-function findArticle(value: unknown, depth: number): Record<string, unknown> | null {
-  if (!value || typeof value !== "object" || depth > 4) return null;
-  if (Array.isArray(value)) {
-    for (const v of value) {
-      const found = findArticle(v, depth + 1);
-      if (found) return found;
-    }
-    return null;
-  }
-  const obj = value as Record<string, unknown>;
-  const type = obj["@type"];
-  const types = Array.isArray(type) ? type : [type];
-  if (types.some((t) => typeof t === "string" && LD_ARTICLE.test(t))) return obj;
-  return findArticle(obj["@graph"], depth + 1);
+// The first schema.org article-like object among the page's JSON-LD blocks.
+function jsonLd(blocks: unknown[]): LdValues {
+  const node = findLdNode(blocks, (t) => LD_ARTICLE.test(t));
+  if (!node) return {};
+  const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+  const name = (v: unknown): string | undefined => {
+    if (Array.isArray(v)) return v.map(name).filter(Boolean).join(", ") || undefined;
+    return str(v) ?? (v && typeof v === "object" ? str((v as Record<string, unknown>).name) : undefined);
+  };
+  return {
+    title: str(node.headline) ?? str(node.name),
+    articleBody: str(node.articleBody),
+    byline: name(node.author),
+    published: str(node.datePublished) ?? str(node.dateCreated),
+    siteName: name(node.publisher),
+    excerpt: str(node.description),
+  };
 }
 
 // <time> is a weaker signal than metadata: only one explicitly marked as the publication date, one inside the

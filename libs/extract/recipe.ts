@@ -2,7 +2,7 @@
 // ingredient list apart from the method (a table beside the text, a box above it), and Readability keeps one of
 // the two. Part of the readable stage: what the extracted Markdown lacks of the stated recipe is added after it,
 // as lists, in the page's own words.
-import type { DomDocument } from "./dom.ts";
+import { findLdNode } from "./jsonld.ts";
 import { escapeMarkdown } from "./markdown.ts";
 
 export interface Recipe {
@@ -14,22 +14,13 @@ export interface Recipe {
 const MAX_LINES = 200;
 const MAX_LINE = 1000;
 
-/** The first schema.org Recipe among the page's JSON-LD blocks, or null. */
-export function readRecipe(doc: DomDocument): Recipe | null {
-  for (const script of Array.from(doc.querySelectorAll('script[type="application/ld+json"]'))) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse((script.textContent ?? "").replace(/^\s*<!\[CDATA\[|\]\]>\s*$/g, ""));
-    } catch {
-      continue;
-    }
-    const node = findRecipe(parsed, 0);
-    if (!node) continue;
-    const ingredients = strings(node.recipeIngredient ?? node.ingredients);
-    const steps = stepsOf(node.recipeInstructions, 0);
-    if (ingredients.length || steps.length) return { ingredients: ingredients.slice(0, MAX_LINES), steps: steps.slice(0, MAX_LINES) };
-  }
-  return null;
+/** The first schema.org Recipe among the page's parsed JSON-LD blocks, or null when it states none. */
+export function recipeOf(blocks: unknown[]): Recipe | null {
+  const node = findLdNode(blocks, (t) => t === "Recipe");
+  if (!node) return null;
+  const ingredients = strings(node.recipeIngredient ?? node.ingredients).slice(0, MAX_LINES);
+  const steps = stepsOf(node.recipeInstructions, 0).slice(0, MAX_LINES);
+  return ingredients.length || steps.length ? { ingredients, steps } : null;
 }
 
 /**
@@ -44,21 +35,6 @@ export function completeRecipe(markdown: string, recipe: Recipe | null): string 
   if (missing(recipe.ingredients)) parts.push(recipe.ingredients.map((l) => `- ${escapeMarkdown(l)}`).join("\n"));
   if (missing(recipe.steps)) parts.push(recipe.steps.map((l, i) => `${i + 1}. ${escapeMarkdown(l)}`).join("\n"));
   return parts.length === 1 ? markdown : `${parts.filter(Boolean).join("\n\n")}\n`;
-}
-
-function findRecipe(value: unknown, depth: number): Record<string, unknown> | null {
-  if (!value || typeof value !== "object" || depth > 4) return null;
-  if (Array.isArray(value)) {
-    for (const v of value) {
-      const found = findRecipe(v, depth + 1);
-      if (found) return found;
-    }
-    return null;
-  }
-  const obj = value as Record<string, unknown>;
-  const type = obj["@type"];
-  if ((Array.isArray(type) ? type : [type]).includes("Recipe")) return obj;
-  return findRecipe(obj["@graph"], depth + 1);
 }
 
 function strings(value: unknown): string[] {

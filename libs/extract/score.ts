@@ -9,7 +9,7 @@
 // with nothing under them. Kept whatever the rules say: the page's title heading and everything around it up to
 // the structured article container, and any block holding most of the page's text.
 import type { DomDocument, DomElement } from "./dom.ts";
-import { isElement, textOf } from "./dom.ts";
+import { TEXT_NODE, isElement, textOf } from "./dom.ts";
 import { linkDensity, measureOf, measureTree, type Measure } from "./measure.ts";
 import { words, type Removal } from "./clean.ts";
 import { TITLE_ATTR } from "./metadata.ts";
@@ -208,8 +208,8 @@ function isLabelledLink(el: DomElement): boolean {
   const collect = (node: DomElement): boolean => {
     for (let c = node.firstChild; c; c = c.nextSibling) {
       if (c === a) return true;
-      if (c.nodeType === 3) label += c.textContent ?? "";
-      else if (c.nodeType === 1 && collect(c as DomElement)) return true;
+      if (c.nodeType === TEXT_NODE) label += c.textContent ?? "";
+      else if (isElement(c) && collect(c)) return true;
     }
     return false;
   };
@@ -367,7 +367,7 @@ function sectionHasContent(h: DomElement, body: DomElement): boolean {
     if (/^(img|picture|video|audio|table|pre|iframe|math)$/i.test(el.localName)) return true;
     if (/^(script|style|template|noscript)$/i.test(el.localName)) continue;
     // Own text only: a container's text is that of its children, which are visited next.
-    for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 3 && (c.textContent ?? "").trim()) return true;
+    for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === TEXT_NODE && (c.textContent ?? "").trim()) return true;
   }
   return steps >= 500;
 }
