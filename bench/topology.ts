@@ -41,10 +41,19 @@ export interface Distributed {
   stop(): Promise<void>;
 }
 
+/**
+ * The allocator settings deploy/Dockerfile gives every service process (`ENV MIMALLOC_...`), read from it so the
+ * distributed benchmarks run the services as the image does; `bun run start` sets the same in package.json.
+ */
+export function imageAllocatorEnv(): Record<string, string> {
+  const dockerfile = readFileSync(join(repoRoot, "deploy", "Dockerfile"), "utf8");
+  return Object.fromEntries([...dockerfile.matchAll(/^ENV (MIMALLOC_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+}
+
 /** Every service its own process over the backing PostgreSQL and NATS, as launchDistributed in @trove/testing. */
 export async function startDistributed(backing: Backing, extraEnv: Record<string, string>): Promise<Distributed> {
   const port = await freePort();
-  const env = processEnv(backing, port, extraEnv);
+  const env = processEnv(backing, port, { ...imageAllocatorEnv(), ...extraEnv });
   const procs = new Map(serviceNames.map((name) => [name, spawnQuiet([`services/${name}/main.ts`], env)] as const));
   const restart = async (name: (typeof serviceNames)[number], bunArgs: string[] = []) => {
     const old = procs.get(name);
