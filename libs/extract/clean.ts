@@ -11,7 +11,14 @@ import { TITLE_ATTR } from "./metadata.ts";
 const NEVER_CONTENT = new Set([
   "script", "style", "template", "iframe", "frame", "frameset", "object", "embed", "applet", "svg", "canvas",
   "dialog", "button", "select", "textarea", "input",
+  // Ruby annotations (furigana readings over kanji): in running text they would double the word (子こども).
+  "rt", "rp",
 ]);
+
+// Controls by ARIA role, as the form controls above by tag: their text is a label ("Bild anzeigen", "Show more").
+// A box that large is content marked up as a control (a clickable card): left to the scoring pass.
+const CONTROL_ROLES = new Set(["button", "switch", "checkbox", "radio", "slider", "spinbutton", "combobox", "searchbox", "textbox", "scrollbar"]);
+const MAX_CONTROL_TEXT = 200;
 
 // Page chrome by element or ARIA landmark role.
 const CHROME_TAGS = new Set(["nav", "aside", "footer"]);
@@ -121,6 +128,7 @@ function isJunk(el: DomElement, keepNoscript: boolean): boolean {
   if (tag === "noscript") return !keepNoscript;
   if (el.parentElement?.localName.toLowerCase() === "head") return false;
   if (isHidden(el)) return true;
+  if (isControl(el)) return true;
   if (isChrome(el, tag)) return !containsContent(el);
   // Forms are searches, sign-ups and comment boxes; a page wrapped whole in a <form> (ASP.NET) holds its text.
   if (tag === "form" || (BOX_TAGS.has(tag) && isNamedJunk(el))) {
@@ -150,6 +158,12 @@ function isChrome(el: DomElement, tag: string): boolean {
   // A site header, not an article's own header (which holds its title and standfirst).
   if (tag === "header") return el.closest("article, main, [role=main]") === null && el.querySelector("h1") === null;
   return false;
+}
+
+function isControl(el: DomElement): boolean {
+  const role = el.getAttribute("role");
+  if (!role || !CONTROL_ROLES.has(role.trim().toLowerCase())) return false;
+  return !containsContent(el) && textOf(el).length <= MAX_CONTROL_TEXT;
 }
 
 function isNamedJunk(el: DomElement): boolean {

@@ -24,7 +24,8 @@ export type ExtractedParts = Pick<Extraction, "title" | "favicon" | "byline" | "
 };
 
 /** The Extraction for `parts`; throws ExtractError "empty" when there is nothing to store. */
-export function buildExtraction(parts: ExtractedParts, capBytes = contentCapBytes): Extraction {
+export function buildExtraction(raw: ExtractedParts, capBytes = contentCapBytes): Extraction {
+  const parts = composed(raw);
   if (!parts.markdown.trim()) throw new ExtractError("empty", "the page has no text");
   const { markdown, truncated } = capMarkdown(parts.markdown, capBytes);
   // Images past the cut are not part of the stored content.
@@ -57,6 +58,23 @@ export function buildExtraction(parts: ExtractedParts, capBytes = contentCapByte
     },
     size: new TextEncoder().encode(markdown).length,
     truncated,
+  };
+}
+
+/**
+ * The text fields in Unicode normalization form C, as the web's character model asks: pages mix composed and
+ * decomposed spellings of one letter (Bengali য় as one code point or two, "é" as e + accent), and search, quoting
+ * and highlight anchors should see one spelling.
+ */
+function composed(parts: ExtractedParts): ExtractedParts {
+  const nfc = <T extends string | null>(s: T): T => (s === null ? s : (s.normalize("NFC") as T));
+  return {
+    ...parts,
+    title: nfc(parts.title),
+    byline: nfc(parts.byline),
+    siteName: nfc(parts.siteName),
+    excerpt: nfc(parts.excerpt),
+    markdown: nfc(parts.markdown),
   };
 }
 

@@ -6,7 +6,11 @@ import { TEXT_NODE, isElement, textOf } from "./dom.ts";
 import { words } from "./clean.ts";
 
 const CAPTIONS = "figcaption, .wp-caption-text, [class*=caption]";
+// A caption unnamed: the block right after an image (or a link or box holding only an image), or a block of its
+// own inside a <figure>.
+const IMAGES = "img, picture";
 const MAX_CAPTION = 600;
+const MAX_UNNAMED_CAPTION = 300;
 // Elements inside a caption that hold its credit.
 const CREDIT_CHILD_TAGS = new Set(["cite", "small"]);
 const CREDIT_CHILD_WORDS = new Set([
@@ -14,20 +18,30 @@ const CREDIT_CHILD_WORDS = new Set([
 ]);
 // A credit label in the languages of the web at large, with its colon ("Foto:", "Crédito:"), or a copyright sign;
 // then the name(s) that follow to the end of the caption.
-const LABEL = "foto|fotos|photo|photos|bild|bilder|image|credit|credits|quelle|source|fuente|crédito|créditos|crédit|fonte|źródło|zdjęcie|fot\\.|kuva|bron";
+const LABEL =
+  "foto|fotos|photo|photos|bild|bilder|image|imagen|imagem|immagine|fotografía|fotografia|bildquelle|bildnachweis|credit|credits|quelle|source|fuente|crédito|créditos|crédit|fonte|źródło|zdjęcie|fot\\.|kuva|bron";
 const TRAILING_LABELLED = new RegExp(`(^|[\\s.;,|/–—-])[\\s(\\[]*(?:(?:${LABEL})\\s*:|©|\\(c\\)|copyright\\b)[^:]{1,80}$`, "iu");
 // "(REUTERS/Jane Doe)", "[AFP / Getty]": a parenthesised end with a slash names an agency and a photographer.
 const TRAILING_AGENCY = /\s*[([][^()[\]]{2,80}\/[^()[\]]{2,80}[)\]]\s*$/u;
+// A caption that is nothing but "Name/Agency" ("Judy Eddy/WENN.com", "AFP / Jane Doe"): no sentence in it.
+const BARE_AGENCY = /^[^.!?:;/()[\]]{2,40}\/[^!?:;/()[\]]{2,40}$/u;
+const BARE_AGENCY_WORDS = 6;
 
 /** Strips credits from the captions of `doc`; a caption left without text is removed. Returns captions changed. */
 export function stripCaptionCredits(doc: DomDocument): number {
   let changed = 0;
-  for (const caption of Array.from(doc.body.querySelectorAll(CAPTIONS))) {
+  for (const [caption, named] of captions(doc)) {
     if (!caption.parentElement) continue;
     const text = textOf(caption);
-    if (!text || text.length > MAX_CAPTION) continue;
+    if (!text || text.length > (named ? MAX_CAPTION : MAX_UNNAMED_CAPTION)) continue;
+    if (BARE_AGENCY.test(text) && text.split(" ").length <= BARE_AGENCY_WORDS && !caption.querySelector(IMAGES)) {
+      caption.remove();
+      changed++;
+      continue;
+    }
     let touched = false;
-    for (const child of Array.from(caption.querySelectorAll("*"))) {
+    // Credit children only in captions named as such: beside an unnamed image the block may be an author box.
+    for (const child of named ? Array.from(caption.querySelectorAll("*")) : []) {
       if (!child.parentElement || !isCreditChild(child)) continue;
       child.remove();
       touched = true;
@@ -38,6 +52,27 @@ export function stripCaptionCredits(doc: DomDocument): number {
     if (!textOf(caption) && !caption.querySelector("img, picture, video")) caption.remove();
   }
   return changed;
+}
+
+// The captions, each once with whether it is named as one: the named ones, then the unnamed.
+function captions(doc: DomDocument): Map<DomElement, boolean> {
+  const found = new Map<DomElement, boolean>(Array.from(doc.body.querySelectorAll(CAPTIONS), (c) => [c, true]));
+  const add = (el: DomElement): void => {
+    if (!found.has(el) && !el.querySelector(IMAGES) && !/^(img|picture)$/i.test(el.localName)) found.set(el, false);
+  };
+  for (const image of Array.from(doc.body.querySelectorAll(IMAGES))) {
+    // The image, or the link or box around it that holds nothing else (two levels up at most).
+    let holder: DomElement = image;
+    for (let i = 0; i < 2 && holder.parentElement && holder.parentElement !== doc.body && !textOf(holder.parentElement); i++) {
+      if (holder.parentElement.localName.toLowerCase() === "figure") break;
+      holder = holder.parentElement;
+    }
+    if (holder.nextElementSibling) add(holder.nextElementSibling);
+  }
+  for (const figure of Array.from(doc.body.getElementsByTagName("figure"))) {
+    for (let child = figure.firstElementChild; child; child = child.nextElementSibling) add(child);
+  }
+  return found;
 }
 
 function isCreditChild(el: DomElement): boolean {

@@ -17,6 +17,7 @@ import {
   type PageMetadata,
 } from "./metadata.ts";
 import { removeJunk } from "./clean.ts";
+import { removeAuthorBios } from "./bios.ts";
 import { removeBoilerplate } from "./score.ts";
 import { stripCaptionCredits } from "./credits.ts";
 import { markLead, restoreLead } from "./lead.ts";
@@ -61,6 +62,7 @@ function htmlParts(html: string, url: string, maxElements: number): ExtractedPar
   prepare(doc, true);
   // readable
   const found = findArticle(doc, html, url, meta);
+  removeAuthorBios(found.root, meta.authorBios);
   // absolutize, media, Markdown
   absolutizeLinks(found.root, base);
   const media = collectMedia(found.root, base);

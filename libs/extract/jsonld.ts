@@ -14,6 +14,24 @@ export function jsonLdBlocks(doc: DomDocument): unknown[] {
   return blocks;
 }
 
+/** Every node among `blocks` (arrays, `@graph`s and nested values searched a few levels deep) whose `@type` passes `isType`. */
+export function ldNodes(blocks: unknown[], isType: (type: string) => boolean): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (!value || typeof value !== "object" || depth > 6) return;
+    if (Array.isArray(value)) {
+      for (const v of value) visit(v, depth + 1);
+      return;
+    }
+    const obj = value as Record<string, unknown>;
+    const type = obj["@type"];
+    if ((Array.isArray(type) ? type : [type]).some((t) => typeof t === "string" && isType(t))) out.push(obj);
+    for (const v of Object.values(obj)) if (v && typeof v === "object") visit(v, depth + 1);
+  };
+  for (const block of blocks) visit(block, 0);
+  return out;
+}
+
 /** The first node among `blocks` (arrays and `@graph`s searched a few levels deep) whose `@type` passes `isType`. */
 export function findLdNode(blocks: unknown[], isType: (type: string) => boolean): Record<string, unknown> | null {
   const find = (value: unknown, depth: number): Record<string, unknown> | null => {

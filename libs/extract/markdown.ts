@@ -32,6 +32,9 @@ export function markTaskCheckboxes(doc: DomDocument, root: DomElement): void {
 /** Markdown of `root`'s contents. `root` is consumed: it is rewritten in place and must not be reused. */
 export function toMarkdown(doc: DomDocument, root: DomElement): string {
   prepareTables(doc, root);
+  // <source> and <track> say nothing in Markdown, and turndown keeps the whitespace around void elements: a
+  // <picture>'s sources indented its image line into a code block.
+  for (const el of Array.from(root.querySelectorAll("source, track"))) el.remove();
   // linkedom splits text at every character reference ("a &lt;b&gt;" is three text nodes), and turndown escapes
   // each node as if it started a line: merged, "<b>" is escaped as text once, not mangled piecewise.
   root.normalize();

@@ -4,7 +4,7 @@ import type { DomDocument, DomElement } from "./dom.ts";
 import { textOf } from "./dom.ts";
 import { resolveUrl } from "./document.ts";
 import { wordTokens } from "./content.ts";
-import { findLdNode, jsonLdBlocks } from "./jsonld.ts";
+import { findLdNode, jsonLdBlocks, ldNodes } from "./jsonld.ts";
 import { recipeOf, type Recipe } from "./recipe.ts";
 
 export interface PageMetadata {
@@ -18,6 +18,8 @@ export interface PageMetadata {
   articleBody: string | null;
   /** A schema.org Recipe the page states in JSON-LD. */
   recipe: Recipe | null;
+  /** What the page's JSON-LD says about its authors (schema.org Person description): an author box's text. */
+  authorBios: string[];
   byline: string | null;
   published: string | null;
   lang: string | null;
@@ -74,6 +76,7 @@ export function readMetadata(doc: DomDocument, url: string): PageMetadata {
     heading: confirmedHeading(h1s, doc),
     articleBody: ld.articleBody ?? itempropArticleBody(doc),
     recipe: recipeOf(blocks),
+    authorBios: authorBios(blocks),
     byline: ld.byline ?? nonUrl(pick(BYLINE_KEYS)),
     published: toIsoDate(ld.published ?? pick(PUBLISHED_KEYS) ?? timeElementDate(doc)),
     lang: normaliseLang(
@@ -129,6 +132,18 @@ function jsonLd(blocks: unknown[]): LdValues {
     siteName: name(node.publisher),
     excerpt: str(node.description),
   };
+}
+
+// A description shorter than this is a job title ("Editor"), words an article may well contain.
+const MIN_BIO = 60;
+
+function authorBios(blocks: unknown[]): string[] {
+  const bios = new Set<string>();
+  for (const person of ldNodes(blocks, (t) => t === "Person")) {
+    const d = person.description;
+    if (typeof d === "string" && d.trim().length >= MIN_BIO) bios.add(d.replace(/\s+/g, " ").trim());
+  }
+  return [...bios];
 }
 
 // <time> is a weaker signal than metadata: only one explicitly marked as the publication date, one inside the

@@ -151,6 +151,8 @@ function judge(el: DomElement, measures: Map<DomElement, Measure>, kept: Set<Dom
   // A paragraph inside a list item or a table cell belongs to its list or table, which are judged as a whole: a
   // list of linked titles, each with its description, is the article's own list.
   if ((tag === "p" || isLineBox(el)) && !hasAncestor(el, ITEM_TAGS)) {
+    // A linked image (a lightbox link around a <picture>) has only the whitespace around the image as "text".
+    if (m.text <= PARAGRAPH_MAX_TEXT && !textOf(el)) return null;
     if (m.links >= 1 && m.text <= PARAGRAPH_MAX_TEXT && linkDensity(m) >= PARAGRAPH_LINK_DENSITY) return "link_paragraph";
     // "Read also: <a>Another story</a>": a short label with a colon, then a link to another page.
     if (m.links >= 1 && m.text <= PARAGRAPH_MAX_TEXT && linkDensity(m) >= 0.6 && isLabelledLink(el)) return "link_paragraph";

@@ -232,6 +232,32 @@ describe("second opinions on Readability's pick", () => {
     const captions = Array.from(doc.body.querySelectorAll("figcaption")).map((c) => textOf(c));
     expect(captions).toEqual(["The new bridge at night.", "Le pont au petit matin", "El puente", "A photo of the old bridge: it stood for 90 years"]);
   });
+
+  test("credits are cut from captions that no class names: the block after an image, a block of its own in a figure", () => {
+    const img = `<img src="https://cdn.example.test/p.jpg" alt="">`;
+    const doc = parseDocument(
+      html(
+        `<div class="inline"><a href="https://cdn.example.test/big.jpg">${img}</a></div><p class="imagedescription">Marco, Ski-Star aus der Schweiz. © AFP / Jane Doe</p>` +
+          `<figure><div class="wrap">${img}<figcaption>Will mit seinem Sohn</figcaption></div><span class="description">Judy Eddy/WENN.com</span></figure>` +
+          `<figure>${img}<figcaption>. Imagen: Agencia Télam</figcaption></figure>` +
+          `<div class="author"><div class="avatar">${img}</div><div class="bio">Jo Reporter writes about bridges. Photo: her own</div></div>` +
+          `<p>${sentences.en} The architects and the engineers met again, and the mayor said: "It will open in May 2027."</p>`,
+      ),
+      url,
+    );
+    stripCaptionCredits(doc);
+    const text = textOf(doc.body);
+    expect(text).toContain("Marco, Ski-Star aus der Schweiz.");
+    expect(text).not.toContain("AFP");
+    expect(text).toContain("Will mit seinem Sohn");
+    expect(text).not.toContain("WENN");
+    expect(text).not.toContain("Télam");
+    // A block beside an image with no caption's name is only trimmed of a credit at its end.
+    expect(text).toContain("Jo Reporter writes about bridges.");
+    expect(text).not.toContain("her own");
+    // Text that merely follows an image, past a caption's length, is left as it is.
+    expect(text).toContain('"It will open in May 2027."');
+  });
 });
 
 describe("recipes", () => {
@@ -289,7 +315,71 @@ describe("lead and title", () => {
   });
 });
 
+describe("controls, annotations and author boxes", () => {
+  test("elements marked as controls by their role go with the form controls; a large one (a clickable card) is left to the scoring pass", () => {
+    const card = `<div role="button" class="card">${sentences.de} ${sentences.de}</div>`;
+    const doc = parseDocument(
+      html(`<div>${prose("de", 3)}<div role="button" class="toggle"><span>Bild anzeigen</span> <span>Bild schließen</span></div><span role="switch">Dunkel</span>${card}</div>`, undefined, "de"),
+      url,
+    );
+    removeJunk(doc, { keepNoscript: true });
+    const text = textOf(doc.body);
+    expect(text).not.toContain("Bild anzeigen");
+    expect(text).not.toContain("Dunkel");
+    expect(text).toContain("(3) Der Gemeinderat");
+    expect(doc.body.querySelector(".card")).not.toBeNull();
+  });
+
+  test("ruby readings (furigana) are not read into the text", () => {
+    const p = `<p><ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby>をなくすための<ruby>法律<rt>ほうりつ</rt></ruby>ができました。</p>`;
+    const ex = extractHtml(html(`<article><h1>法律</h1>${p.repeat(6)}</article>`, "<title>法律</title>", "ja"), { url });
+    expect(ex.markdown).toContain("子どもへの虐待をなくすための法律ができました。");
+    expect(ex.markdown).not.toContain("ぎゃくたい");
+  });
+
+  test("the author box whose text the page's JSON-LD gives as the author's description goes; the article stays", () => {
+    const bio = "Jo Reporter has covered city hall for twenty years and writes about bridges, budgets and the people who argue about both.";
+    const ld = JSON.stringify({
+      "@context": "https://schema.org",
+      "@graph": [
+        { "@type": "NewsArticle", headline: "The bridge plans will be published", author: { "@id": "#jo" } },
+        { "@type": "Person", "@id": "#jo", name: "Jo Reporter", description: bio },
+      ],
+    });
+    const box = `<section class="about"><h4><a href="/authors/jo">Jo Reporter</a></h4><div class="text"><p>${bio}</p></div></section>`;
+    // The same words quoted inside a long paragraph of the article are the article's.
+    const quoted = `<p>${sentences.en} As the paper put it: "${bio}" ${sentences.en}</p>`;
+    const head = `<title>The bridge plans will be published</title><script type="application/ld+json">${ld}</script>`;
+    const ex = extractHtml(html(`<article><h1>The bridge plans will be published</h1>${prose("en", 4)}${quoted}${box}</article>`, head), { url });
+    expect(ex.markdown).toContain("(4) The council met");
+    expect(ex.markdown).toContain(`As the paper put it: "${bio}"`);
+    expect(ex.markdown.split(bio).length).toBe(2);
+    expect(ex.markdown).not.toContain("[Jo Reporter]");
+  });
+
+  test("text is stored in Unicode normalization form C, however the page spells it", () => {
+    // "é" as e + accent; Bengali য় as য + nukta (the page's one code point, U+09DF, composes to the pair).
+    const decomposed = "Café crème: কুষ্টিয়া".normalize("NFD");
+    const head = `<title>${decomposed}</title>`;
+    const ex = extractHtml(html(`<article><h1>${decomposed}</h1>${prose("en", 3)}<p>${decomposed} ${sentences.en}</p></article>`, head), { url });
+    expect(ex.title).toBe(decomposed.normalize("NFC"));
+    expect(ex.markdown).toContain(decomposed.normalize("NFC"));
+    expect(ex.markdown).not.toContain("Cafe\u0301");
+  });
+});
+
 describe("Markdown", () => {
+  test("a linked <picture> stays, and its sources do not indent it into a code block", () => {
+    const picture = `<figure class="asset"><a href="https://cdn.example.test/big.jpg"><picture>
+      <source srcset="https://cdn.example.test/a.jpg 1x" media="(min-width: 480px)">
+      <source srcset="https://cdn.example.test/b.jpg 1x">
+      <img src="https://cdn.example.test/c.jpg" alt="The bridge">
+    </picture></a></figure>`;
+    const ex = extractHtml(html(`<article><h1>A story</h1>${prose("en", 2)}${picture}${prose("de", 3)}</article>`), { url });
+    expect(ex.markdown).toMatch(/^\[!\[The bridge\]\(https:\/\/cdn\.example\.test\/c\.jpg\)\]/m);
+    expect(ex.markdown).not.toMatch(/^ {4}/m);
+  });
+
   test("text between a table's cells does not break the table or the page", () => {
     const table = `<table><tr><td>Year</td> stray <td>Cost</td></tr><!-- c --><tr><td>2026</td>x<td>4 million</td></tr><tr><td>2027</td><td>6 million</td></tr></table>`;
     const ex = extractHtml(html(`<article><h1>A story</h1>${prose("en", 3)}${table}${prose("en", 2)}</article>`), { url });
