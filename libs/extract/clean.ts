@@ -3,7 +3,7 @@
 // asides, dialogs, forms) and boxes whose class/id/aria-label name them as ads, share buttons, newsletter
 // sign-ups, cookie banners or related-post lists.
 import type { DomDocument, DomElement } from "./dom.ts";
-import { linkTextLength, textOf } from "./dom.ts";
+import { linkTextLength, textOf, unwrap } from "./dom.ts";
 import { TITLE_ATTR } from "./metadata.ts";
 
 // Never content; Readability's scoring is also cheaper without them. <noscript> stays for Readability, which
@@ -59,6 +59,9 @@ const MAX_JUNK_TEXT = 1000;
 const FORM_BOX_TAGS = new Set(["div", "section", "aside", "p", "span"]);
 const MAX_FORM_BOX_TEXT = 300;
 
+// Paragraph text that makes a <noscript> inside the article the article's own text.
+const MIN_NOSCRIPT_PROSE = 200;
+
 // Containers of the article itself; nothing that holds one is removed.
 const CONTENT_ROOTS = "article, main, [role=main], [itemprop~=articleBody]";
 
@@ -73,6 +76,7 @@ export function removeJunk(doc: DomDocument, opts: { keepNoscript: boolean }): R
   const removals: Removal[] = [];
   const root = doc.documentElement;
   if (!root) return removals;
+  unwrapArticleNoscripts(doc);
   let el: DomElement | null = root;
   while (el) {
     if (isJunk(el, opts.keepNoscript) && !holdsTitle(el)) {
@@ -88,6 +92,18 @@ export function removeJunk(doc: DomDocument, opts: { keepNoscript: boolean }): R
     }
   }
   return removals;
+}
+
+// A page that renders its article from a script template (Blogger) gives readers without JavaScript the same
+// article in a <noscript> beside it, inside the article's container; Readability drops every <noscript>, so that
+// one is opened up first. Other <noscript>s (a tracking pixel, "please enable JavaScript") stay as they were.
+function unwrapArticleNoscripts(doc: DomDocument): void {
+  for (const ns of Array.from(doc.getElementsByTagName("noscript"))) {
+    if (!ns.parentElement?.closest(CONTENT_ROOTS)) continue;
+    let prose = 0;
+    for (const p of Array.from(ns.getElementsByTagName("p"))) prose += textOf(p).length;
+    if (prose >= MIN_NOSCRIPT_PROSE) unwrap(ns);
+  }
 }
 
 // The heading that shows the article's title (marked by the metadata stage) is never furniture, and neither is a

@@ -53,7 +53,8 @@ function service(): TurndownService {
     codeBlockStyle: "fenced",
     fence: "```",
     bulletListMarker: "-",
-    emDelimiter: "_",
+    // "*" works inside a word ("Trink*glas*"), where "_" stays a literal underscore.
+    emDelimiter: "*",
     strongDelimiter: "**",
     hr: "---",
     linkStyle: "inlined",
@@ -62,7 +63,12 @@ function service(): TurndownService {
   // Article text such as "the <img> element" must stay text: turndown leaves "<" alone, so Markdown would read
   // it as raw HTML and a renderer would drop it.
   const escape = td.escape.bind(td);
-  td.escape = (text: string) => escape(text).replace(/<(?=[A-Za-z/!?])/g, "\\<");
+  // An underscore between letters or digits can neither open nor close emphasis, so it stays bare: escaped, it
+  // would show its backslash inside a bare URL, which GFM renderers link as written (".../teensy\_loader").
+  td.escape = (text: string) =>
+    escape(text)
+      .replace(/<(?=[A-Za-z/!?])/g, "\\<")
+      .replace(/(?<=[\p{L}\p{N}])\\_(?=[\p{L}\p{N}])/gu, "_");
   td.remove(["script", "style", "noscript", "template", "iframe", "object", "embed"]);
   td.remove(["button", "select", "textarea", "input"]);
   td.remove((node) => node.nodeName.toLowerCase() === "svg");
@@ -79,6 +85,8 @@ function service(): TurndownService {
       return text ? `\n\n${"#".repeat(Number(node.nodeName.charAt(1)))} ${text}\n\n` : "";
     },
   });
+  td.addRule("emphasis", { filter: ["em", "i"], replacement: (content, node, options) => delimited(content, node, options.emDelimiter ?? "*") });
+  td.addRule("strong", { filter: ["strong", "b"], replacement: (content, node, options) => delimited(content, node, options.strongDelimiter ?? "**") });
   td.addRule("link", {
     filter: (node) => node.nodeName === "A" && !!(node as unknown as DomElement).getAttribute("href"),
     replacement: (content, node) => {
@@ -117,6 +125,21 @@ function service(): TurndownService {
   });
   turndown = td;
   return td;
+}
+
+// Emphasis only where a renderer will read the delimiters as emphasis (CommonMark's flanking rules): around
+// text with letters or digits, with the whitespace and line breaks at its ends set outside ("<b>Title<br></b>"),
+// and not where a delimiter would sit between punctuation and a letter ("**33%**of"). Elsewhere the text goes
+// plain: asterisks shown as text are worse than a lost emphasis.
+function delimited(content: string, node: TurndownService.Node, delimiter: string): string {
+  const [, lead = "", core = "", trail = ""] = /^(\s*)([\s\S]*?)(\s*)$/.exec(content) ?? [];
+  if (!/[\p{L}\p{N}]/u.test(core) || core.includes("\n\n")) return content;
+  const before = lead ? " " : (node.previousSibling?.textContent ?? "").slice(-1);
+  const after = trail ? " " : (node.nextSibling?.textContent ?? "").charAt(0);
+  const punct = (c: string) => /[\p{P}\p{S}]/u.test(c);
+  const free = (c: string) => c === "" || /\s/.test(c) || punct(c);
+  if ((punct(core.charAt(0)) && !free(before)) || (punct(core.slice(-1)) && !free(after))) return content;
+  return lead + delimiter + core + delimiter + trail;
 }
 
 /** Escapes text so Markdown renders it literally. */

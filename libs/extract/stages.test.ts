@@ -357,6 +357,17 @@ describe("controls, annotations and author boxes", () => {
     expect(ex.markdown).not.toContain("[Jo Reporter]");
   });
 
+  test("an article given to readers without JavaScript in a <noscript> inside the article's container is read", () => {
+    const paragraphs = prose("en", 4);
+    const body = `<div class="post"><h1>The bridge plans will be published</h1><div class="post-body" itemprop="articleBody">
+      <script type="text/template">${paragraphs}</script><noscript>${paragraphs}</noscript></div></div>
+      <noscript><p>Please enable JavaScript to read the comments on this story, and to see the newest posts of this blog and all the others.</p></noscript>
+      <div class="sidebar"><p>The latest news and insights from Example on bridges.</p></div>`;
+    const ex = extractHtml(html(body), { url });
+    expect(ex.markdown).toContain("(4) The council met");
+    expect(ex.markdown).not.toContain("enable JavaScript");
+  });
+
   test("text is stored in Unicode normalization form C, however the page spells it", () => {
     // "é" as e + accent; Bengali য় as য + nukta (the page's one code point, U+09DF, composes to the pair).
     const decomposed = "Café crème: কুষ্টিয়া".normalize("NFD");
@@ -369,6 +380,27 @@ describe("controls, annotations and author boxes", () => {
 });
 
 describe("Markdown", () => {
+  test("emphasis is written only where a renderer reads it as emphasis; no stray asterisks", () => {
+    const p = (inner: string) => `<p>${inner} ${sentences.en}</p>`;
+    const body = [
+      p("<strong>Kostenreduktion<br></strong>Da Service-Experten nicht mehr vor Ort sein müssen."),
+      p("<strong>33%</strong>of those in hospital."),
+      p("It ended<em>.</em> Then"),
+      p("the Trink<em>glas</em> and <em>one word</em> stay emphasised"),
+    ].join("");
+    const ex = extractHtml(html(`<article><h1>A story</h1>${body}${prose("de", 2)}</article>`), { url });
+    expect(ex.markdown).toContain("**Kostenreduktion**  \nDa Service-Experten");
+    expect(ex.markdown).toContain("33%of those in hospital.");
+    expect(ex.markdown).toContain("It ended. Then");
+    expect(ex.markdown).toContain("the Trink*glas* and *one word* stay emphasised");
+  });
+
+  test("an underscore inside a word or a bare URL is not escaped; one that could start emphasis is", () => {
+    const body = `<p>Clone https://git.example.test/teensy_loader_cli.git and call snake_case_name, not _private_ ${sentences.en}</p>`;
+    const ex = extractHtml(html(`<article><h1>A story</h1>${body}${prose("de", 3)}</article>`), { url });
+    expect(ex.markdown).toContain("https://git.example.test/teensy_loader_cli.git and call snake_case_name, not \\_private\\_");
+  });
+
   test("a linked <picture> stays, and its sources do not indent it into a code block", () => {
     const picture = `<figure class="asset"><a href="https://cdn.example.test/big.jpg"><picture>
       <source srcset="https://cdn.example.test/a.jpg 1x" media="(min-width: 480px)">
