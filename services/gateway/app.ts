@@ -30,6 +30,7 @@ import type { KeyCheck } from "./accounts.service.ts";
 import { isScoped, permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { checkText } from "./text-guard.ts";
+import { mcpHandler, mcpPath } from "./mcp.ts";
 import { supportedVersions, versionHeaders } from "./versioning.ts";
 
 /** Resolves a bearer key (sent from address `from`) to its caller, null for an unknown or revoked key, or refuses. */
@@ -71,6 +72,8 @@ export function createGatewayApp(deps: GatewayDeps) {
   const { config, bus, accounts, log } = deps;
   const limiter = new RateLimiter(config.rateLimit);
   const states = new WeakMap<Request, RequestState>();
+  // Requests the MCP tools make through this app for an /mcp call (mcp.ts): that call was rate limited already.
+  const internal = new WeakSet<Request>();
   const byRoute = new Map<string, { name: OperationName; op: Operation }>();
   for (const [name, op] of Object.entries(operations) as [OperationName, Operation][]) {
     byRoute.set(`${op.method} ${op.path}`, { name, op });
@@ -111,11 +114,13 @@ export function createGatewayApp(deps: GatewayDeps) {
         state.caller = check.caller;
         state.badKey = state.caller === null;
       }
-      const rateKey = state.caller ? `key:${state.caller.keyId}` : `ip:${address}`;
-      const decision = await limiter.take(rateKey);
-      Object.assign(set.headers, decision.headers);
-      if (!decision.allowed) {
-        throw new AppError("rate_limited", `more than ${config.rateLimit} requests in 60 s; retry after ${decision.headers["Retry-After"]} s`);
+      if (!internal.has(request)) {
+        const rateKey = state.caller ? `key:${state.caller.keyId}` : `ip:${address}`;
+        const decision = await limiter.take(rateKey);
+        Object.assign(set.headers, decision.headers);
+        if (!decision.allowed) {
+          throw new AppError("rate_limited", `more than ${config.rateLimit} requests in 60 s; retry after ${decision.headers["Retry-After"]} s`);
+        }
       }
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > config.maxBodyBytes) throw tooLarge(config.maxBodyBytes);
@@ -242,6 +247,9 @@ export function createGatewayApp(deps: GatewayDeps) {
       routeOptions(name, op) as never,
     );
   }
+  // The MCP server over Streamable HTTP (stateless: POST only; GET and DELETE answer 405 from the transport).
+  const mcp = mcpHandler({ handle: (request) => app.handle(request), internal });
+  for (const method of ["POST", "GET", "DELETE"]) (app.route as (...args: unknown[]) => unknown)(method, mcpPath, mcp, { detail: { hide: true } });
   // Described from the route table alone: the gateway's own body parser (body.ts) is a function Elysia's document
   // generator cannot see through, so the live app would describe no body types. Built now, before any request has
   // made Elysia compile (and write into) a schema.
