@@ -3,6 +3,8 @@
 // These processes resolve names with the system resolver, so a URL saved without `html` names a `.invalid` host
 // (refused without asking the network, RFC 6761) or a loopback address: no test here reaches DNS.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { NatsBus } from "@trove/bus";
 import { itemEventsFilter } from "@trove/contracts";
 import { createLogger } from "@trove/log";
@@ -55,6 +57,27 @@ if ("skip" in backing) {
       expect(status).toBe(200);
       expect(body).toMatchObject({ status: "ok", deployment: "distributed", database: { kind: "postgres", ok: true }, bus: { kind: "nats", ok: true } });
       expect(Object.values(body.services).every((s: any) => s.ok)).toBe(true);
+    });
+
+    test("the gateway process serves MCP at /mcp: tools reach the items and notes processes over NATS", async () => {
+      const client = new Client({ name: "e2e", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${topo.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${aliceKey}` } } }));
+      try {
+        const tool = async (name: string, args: Record<string, unknown>) => {
+          const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] };
+          return { isError: r.isError === true, body: JSON.parse(r.content[0]!.text) };
+        };
+        const saved = await tool("save_url", { url: "https://e2e.example.test/mcp", html: articleHtml });
+        expect(saved).toMatchObject({ isError: false, body: { extracted: true } });
+        const read = await tool("read_item", { id: saved.body.id, view: "lines", lines: "1:5" });
+        expect(read.body.text.length).toBeGreaterThan(0);
+        const note = await tool("create_note", { title: "From an agent", bodyMarkdown: "one" });
+        await tool("append_note", { id: note.body.note.id, bodyMarkdown: "two" });
+        const stale = await tool("update_note", { id: note.body.note.id, expectedRevision: 1, bodyMarkdown: "mine" });
+        expect(stale).toMatchObject({ isError: true, body: { error: "revision_conflict", currentRevision: 2 } });
+      } finally {
+        await client.close();
+      }
     });
 
     test("a saved page goes gateway -> NATS -> items -> PostgreSQL and reads back", async () => {
