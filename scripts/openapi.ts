@@ -13,7 +13,9 @@ const app = createGatewayApp({
   accounts: { authenticate: async () => ({ caller: null }) }, // the document needs no keys
   log,
   // The document needs no handlers either.
-  local: { health: async () => ({}) as never, createClient: async () => ({}) as never, listClients: async () => ({}) as never, revokeClient: async () => ({}) as never },
+  local: Object.fromEntries(
+    ["health", "createClient", "listClients", "revokeClient", "createSession", "getSession", "deleteSession", "listSessions", "revokeSession", "setPassword"].map((name) => [name, async () => ({}) as never]),
+  ) as never,
 });
 const res = await app.handle(new Request("http://localhost/api/openapi.json"));
 const doc = `${JSON.stringify(await res.json(), null, 2)}\n`;

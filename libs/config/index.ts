@@ -6,6 +6,8 @@ export type LimitScope = "lifetime" | "billing_cycle";
 export interface SeedAccount {
   email: string;
   apiKey: string;
+  /** The sign-in password (set at every start when given; the account keeps its password otherwise). */
+  password?: string;
   plan: string;
   linkLimit: number;
   limitScope: LimitScope;
@@ -23,6 +25,10 @@ export interface Config {
   rateLimit: number;
   maxBodyBytes: number;
   requestTimeoutMs: number;
+  /** How long a browser session lasts from sign-in, in hours. */
+  sessionTtlHours: number;
+  /** Sign-in attempts one address may start per 60 s. */
+  signInLimit: number;
   /** Check every service reply against the contract's response schema (tests); off, replies pass through. */
   validateResponses: boolean;
   /** How long a save waits for fetch and extraction before answering `background: true`. */
@@ -170,12 +176,16 @@ function seedAccounts(env: Env): SeedAccount[] {
     if (e.limitScope !== undefined && e.limitScope !== "lifetime" && e.limitScope !== "billing_cycle") {
       throw new ConfigError(`${at}.limitScope`, 'must be "lifetime" or "billing_cycle"');
     }
+    if (e.password !== undefined && (typeof e.password !== "string" || e.password.length < 10 || e.password.length > 1024)) {
+      throw new ConfigError(`${at}.password`, "must be a string of 10 to 1024 characters");
+    }
     return {
       email: e.email.toLowerCase(),
       apiKey: e.apiKey,
       plan: (e.plan as string | undefined) ?? planDefaults.plan,
       linkLimit: (e.linkLimit as number | undefined) ?? planDefaults.linkLimit,
       limitScope: (e.limitScope as LimitScope | undefined) ?? planDefaults.limitScope,
+      ...(e.password !== undefined ? { password: e.password as string } : {}),
     };
   });
 }
@@ -200,6 +210,8 @@ export function parseConfig(env: Env): Config {
     rateLimit: int(env, "TROVE_RATE_LIMIT", 300, 1),
     maxBodyBytes: int(env, "TROVE_MAX_BODY_BYTES", 10 * 1024 * 1024, 1024),
     requestTimeoutMs: int(env, "TROVE_REQUEST_TIMEOUT_MS", 30_000, 100),
+    sessionTtlHours: int(env, "TROVE_SESSION_TTL_HOURS", 720, 1, 8760),
+    signInLimit: int(env, "TROVE_SIGN_IN_LIMIT", 10, 1, 1_000_000),
     ingestWaitMs: int(env, "TROVE_INGEST_WAIT_MS", 8_000, 0, 60_000),
     extractWorkers: int(env, "TROVE_EXTRACT_WORKERS", availableParallelism(), 1, 256),
     extractTimeoutMs: int(env, "TROVE_EXTRACT_TIMEOUT_MS", 15_000, 1, 600_000),

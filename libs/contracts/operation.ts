@@ -118,6 +118,23 @@ export interface HandlerContext {
   requestId: string;
   /** Bound to the request id, so every line of one request can be found. */
   log: Logger;
+  /** The HTTP request as the gateway saw it: for the operations the gateway answers itself (sign-in, sessions). */
+  http?: GatewayHttp;
+}
+
+/** What a gateway-answered operation may read of its HTTP request and add to its response. */
+export interface GatewayHttp {
+  /** The client's address (the sign-in budget is per address). */
+  address: string;
+  userAgent: string | null;
+  /** True when the request came over HTTPS (directly or as X-Forwarded-Proto says): cookies get Secure. */
+  secure: boolean;
+  /** The session the request was made with, when it was made with the session cookie. */
+  sessionId: string | null;
+  /** The session cookie's value, when the request carried one (live or not). */
+  sessionToken: string | null;
+  /** Adds a Set-Cookie header to the response. */
+  setCookie(cookie: string): void;
 }
 
 export type Handler<O extends Operation> = (input: InputOf<O>, ctx: HandlerContext) => Promise<OutputOf<O>> | OutputOf<O>;

@@ -4,6 +4,7 @@ import { t } from "elysia";
 import { changesOperations } from "./changes.ts";
 import { exportOperations } from "./exports.ts";
 import { clientOperations } from "./clients.ts";
+import { sessionOperations } from "./sessions.ts";
 import { noteOperationsTable } from "./notes.ts";
 import { op } from "./operation.ts";
 import { projectOperations } from "./projects.ts";
@@ -408,6 +409,7 @@ export const operations = {
   // Each area's entries live in their own file and join the one table here.
   ...changesOperations,
   ...clientOperations,
+  ...sessionOperations,
   ...webhookOperations,
   ...noteOperationsTable,
   ...projectOperations,

@@ -10,6 +10,7 @@ export const errorStatus = {
   unsupported_api_version: 400,
   unauthorized: 401,
   forbidden: 403,
+  csrf_failed: 403,
   not_found: 404,
   revision_conflict: 409,
   endpoint_inactive: 409,

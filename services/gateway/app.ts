@@ -27,6 +27,7 @@ import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
 import { checkJsonBody } from "./json-body.ts";
 import { openApiDocument, ownCopy, specPath } from "./openapi.ts";
 import type { KeyCheck } from "./accounts.service.ts";
+import { cookieValue, csrfHeader, sessionCookie, type SessionCheck } from "./sessions.service.ts";
 import { isScoped, permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { checkText } from "./text-guard.ts";
@@ -38,10 +39,17 @@ export interface Authenticator {
   authenticate(key: string, from: string): Promise<KeyCheck>;
 }
 
+/** Resolves a session cookie to its caller and CSRF token, null for an unknown, ended or expired session. */
+export interface SessionAuthenticator {
+  authenticate(token: string): Promise<SessionCheck | null>;
+}
+
 export interface GatewayDeps {
   config: Config;
   bus: Bus;
   accounts: Authenticator;
+  /** Browser sessions (the cookie); without it the gateway takes bearer keys only. */
+  sessions?: SessionAuthenticator;
   log: Logger;
   /** Operations the gateway answers itself (service "gateway" in the contract). */
   local: HandlerTable<"gateway">;
@@ -55,7 +63,14 @@ interface RequestState {
   caller: Caller | null;
   /** True when an Authorization header was sent but named no live key. */
   badKey: boolean;
+  address: string;
+  /** The session cookie sent (live or not), and the live session it named. */
+  sessionToken: string | null;
+  sessionId: string | null;
 }
+
+// Methods that change nothing: a session cookie needs no CSRF token for them.
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
 const apiTitle = "Trove API";
 
@@ -89,6 +104,9 @@ export function createGatewayApp(deps: GatewayDeps) {
         started: performance.now(),
         caller: null,
         badKey: false,
+        address: "unknown",
+        sessionToken: null,
+        sessionId: null,
       };
       states.set(request, state);
       set.headers["x-request-id"] = state.id;
@@ -102,6 +120,7 @@ export function createGatewayApp(deps: GatewayDeps) {
         });
       }
       const address = server?.requestIP(request)?.address ?? "unknown";
+      state.address = address;
       // The header and the key are never logged, nor put in an error: only the key's account is (the access line).
       const auth = request.headers.get("authorization");
       if (auth !== null) {
@@ -113,6 +132,19 @@ export function createGatewayApp(deps: GatewayDeps) {
         }
         state.caller = check.caller;
         state.badKey = state.caller === null;
+      } else if (deps.sessions) {
+        // No bearer key: the browser's session cookie, if any, stands for the account's personal key. Its writes
+        // must carry the session's CSRF token (a cross-site form cannot send the header, nor read the token).
+        state.sessionToken = cookieValue(request.headers.get("cookie"), sessionCookie);
+        const session = state.sessionToken ? await deps.sessions.authenticate(state.sessionToken) : null;
+        if (session) {
+          state.caller = session.caller;
+          state.sessionId = session.sessionId;
+          const signIn = request.method === "POST" && new URL(request.url).pathname === "/api/session";
+          if (!safeMethods.has(request.method) && !signIn && !sameToken(request.headers.get(csrfHeader), session.csrfToken)) {
+            throw new AppError("csrf_failed", "a write made with the session cookie needs the session's CSRF token in the X-CSRF-Token header");
+          }
+        }
       }
       if (!internal.has(request)) {
         const rateKey = state.caller ? `key:${state.caller.keyId}` : `ip:${address}`;
@@ -175,7 +207,12 @@ export function createGatewayApp(deps: GatewayDeps) {
       const entry = byRoute.get(`${request.method} ${route}`);
       if (entry && entry.op.permission !== null) {
         if (!state.caller) {
-          throw new AppError("unauthorized", state.badKey ? "the API key is invalid or revoked" : "send Authorization: Bearer <API key>");
+          const why = state.badKey
+            ? "the API key is invalid or revoked"
+            : state.sessionToken
+              ? "the session has ended or expired: sign in again"
+              : "send Authorization: Bearer <API key>, or sign in (POST /api/session)";
+          throw new AppError("unauthorized", why);
         }
         if (!permits(state.caller, entry.op)) {
           if (entry.op.wholeLibrary && isScoped(state.caller)) {
@@ -222,8 +259,23 @@ export function createGatewayApp(deps: GatewayDeps) {
         if (refused) throw refused;
         let reply: unknown;
         if (local) {
-          const hctx: HandlerContext = { caller: ctx.caller, requestId, log: log.child({ reqId: requestId, op: name }) };
+          const state = states.get(ctx.request)!;
+          const cookies: string[] = [];
+          const hctx: HandlerContext = {
+            caller: ctx.caller,
+            requestId,
+            log: log.child({ reqId: requestId, op: name }),
+            http: {
+              address: state.address,
+              userAgent: ctx.request.headers.get("user-agent"),
+              secure: isSecure(ctx.request),
+              sessionId: state.sessionId,
+              sessionToken: state.sessionToken,
+              setCookie: (cookie) => cookies.push(cookie),
+            },
+          };
           reply = await local(input as never, hctx);
+          if (cookies.length > 0) ctx.set.headers["set-cookie"] = cookies;
           // Health answers 503 when a dependency is down, so probes see it without reading the body.
           if (name === "health" && (reply as { status?: string }).status !== "ok") ctx.set.status = 503;
         } else {
@@ -292,6 +344,20 @@ function fileOrForm(bytes: Uint8Array, contentType: string, field: string): unkn
     }
   }
   return bytes;
+}
+
+/** True when the request reached us over HTTPS, directly or through a proxy that says so. */
+function isSecure(request: Request): boolean {
+  if (new URL(request.url).protocol === "https:") return true;
+  return request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
+}
+
+/** Compares a sent token with the expected one in constant time. */
+function sameToken(sent: string | null, expected: string): boolean {
+  if (sent === null) return false;
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
 
 /** True for a schema marked `t.Optional` (an operation whose whole body may be left out). */

@@ -9,6 +9,8 @@ import { createGatewayApp } from "./app.ts";
 import { ClientsRepository } from "./clients.repository.ts";
 import { ClientsService } from "./clients.service.ts";
 import { checkHealth } from "./health.ts";
+import { SessionsRepository } from "./sessions.repository.ts";
+import { SessionsService } from "./sessions.service.ts";
 
 export interface GatewayOptions {
   /** Tests pass an instrumented repository (a subclass that counts its queries). */
@@ -24,10 +26,13 @@ export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Prom
   const revocations = accounts.listen(rt.bus);
   const accountCaller = serveAccountCaller(rt.bus, accountsRepo);
   const clients = new ClientsService(new ClientsRepository(rt.database.db), accounts, rt.bus, rt.log, rt.config.requestTimeoutMs);
+  const sessions = new SessionsService(new SessionsRepository(rt.database.db), accountsRepo, rt.log, rt.config.sessionTtlHours, rt.config.signInLimit);
+  for (const a of rt.config.seedAccounts) if (a.password) await sessions.seedPassword(a.email, a.password);
   const app = createGatewayApp({
     config: rt.config,
     bus: rt.bus,
     accounts,
+    sessions,
     log: rt.log,
     blobs: rt.blobs,
     local: {
@@ -35,6 +40,12 @@ export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Prom
       createClient: ({ body }, ctx) => clients.create(ctx.caller!, body, ctx.requestId),
       listClients: (_, ctx) => clients.list(ctx.caller!),
       revokeClient: ({ body }, ctx) => clients.revoke(ctx.caller!, body.id),
+      createSession: ({ body }, ctx) => sessions.signIn(body, ctx.http!),
+      getSession: (_, ctx) => sessions.current(ctx.caller!, ctx.http),
+      deleteSession: (_, ctx) => sessions.signOut(ctx.http),
+      listSessions: (_, ctx) => sessions.list(ctx.caller!, ctx.http),
+      revokeSession: ({ body }, ctx) => sessions.revoke(ctx.caller!, body.id),
+      setPassword: ({ body }, ctx) => sessions.setPassword(ctx.caller!, body.password, ctx.http),
     },
   });
   app.listen({ port: rt.config.port, hostname: rt.config.host });

@@ -35,6 +35,7 @@ const png = Buffer.from(
 
 /** Alice's resources a request names; the item is inside both scopes, or outside them both. */
 interface Target {
+  sessionId: string;
   itemId: string;
   highlightId: string;
   mediaId: string;
@@ -68,6 +69,7 @@ async function target(inside: boolean): Promise<Target> {
   const highlightId = (await ok(`/api/items/${itemId}/highlights`, { text: "Parsers turn text" })).highlight.id;
   const mediaId = (await ok(`/api/items/${itemId}/media`, { contentType: "image/png", dataBase64: png, alt: "pixel" })).media.id;
   const clientId = (await createClient(trove, { name: `matrix ${n}` })).id;
+  const sessionId = (await ok("/api/session", { key: aliceKey })).session.id;
   // Port 9 (discard) on loopback: deliveries to it fail at once, and no test waits for them.
   const webhookId = (await ok("/api/webhooks", { url: `http://127.0.0.1:9/matrix/${n}` })).endpoint.id;
   const projectId = (await ok("/api/projects", { name: `matrix ${n}`, repositories: [`https://github.com/matrix/p${n}`] })).project.id;
@@ -80,7 +82,7 @@ async function target(inside: boolean): Promise<Target> {
   const exportId = (await ok("/api/exports", { format: "csv" })).export.id;
   const importId = (await ok("/api/imports", { file: Buffer.from(`title,url,time_added,tags,status\r\nM,https://matrix.example.test/import/${n},1600000000,,unread\r\n`).toString("base64") })).import.id;
   await eventually(async () => (await (await trove.api(`/api/exports/${exportId}`)).json()).export.status === "completed", 30_000);
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, exportId, importId, n };
+  return { sessionId, itemId, highlightId, mediaId, tagSlug, collectionId, clientId, webhookId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, exportId, importId, n };
 }
 
 // ---- samples: one request per operation ------------------------------------------------------------------
@@ -136,6 +138,12 @@ const samples: Record<string, Sample> = {
   createClient: { request: (t) => ({ body: { name: `matrix client ${t.n}` } }) },
   listClients: { request: () => ({}) },
   revokeClient: { request: (t) => ({ body: { id: t.clientId } }), names: "resource" },
+  createSession: { request: () => ({ body: { key: aliceKey } }) },
+  getSession: { request: () => ({}) },
+  deleteSession: { request: () => ({}) },
+  listSessions: { request: () => ({}) },
+  revokeSession: { request: (t) => ({ body: { id: t.sessionId } }), names: "resource" },
+  setPassword: { request: () => ({ body: { password: "a matrix passphrase" } }) },
   listWebhooks: { request: () => ({ query: { limit: "10" } }) },
   createWebhook: { request: (t) => ({ body: { url: `http://127.0.0.1:9/matrix/new/${t.n}` } }) },
   getWebhook: { request: (t) => ({ params: { id: t.webhookId } }), names: "resource" },
@@ -222,7 +230,7 @@ let shared: { inside: Target; outside: Target };
 
 beforeAll(async () => {
   // Every target starts an export and an import: the open-job limit would refuse them.
-  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_MAX_OPEN_JOBS: "1000" });
+  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_MAX_OPEN_JOBS: "1000", TROVE_SIGN_IN_LIMIT: "1000000" });
   scopeCollection = (await (await trove.api("/api/collections", { method: "POST", json: { name: "Matrix scope" } })).json()).collection.id;
   const revoked = await createClient(trove, { name: "revoked" });
   const gone = await trove.api("/api/connected-clients/revoke", { method: "POST", json: { id: revoked.id } });

@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { operations, pageTextMark, type Operation, type OperationName } from "@trove/contracts";
 import { errorStatus, isErrorCode } from "@trove/errors";
-import { articleHtml, bobKey, eventually, startTrove, type TestTrove } from "@trove/testing";
+import { aliceKey, articleHtml, bobKey, eventually, startTrove, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
 beforeAll(async () => {
   // Variants that go through start export and import jobs: the open-job limit would turn the closing baseline away.
-  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_MAX_OPEN_JOBS: "1000" });
+  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_MAX_OPEN_JOBS: "1000", TROVE_SIGN_IN_LIMIT: "1000000" });
 });
 afterAll(() => trove.stop());
 
@@ -157,6 +157,7 @@ const png = Buffer.from(
 ).toString("base64");
 
 interface Fixtures {
+  sessionId: string;
   itemId: string;
   highlightId: string;
   mediaId: string;
@@ -192,6 +193,7 @@ async function fixtures(): Promise<Fixtures> {
   // Port 9 (discard) on loopback: deliveries to it fail at once, and no test waits for them.
   const webhookId = (await ok("/api/webhooks", { url: `http://127.0.0.1:9/hostile/${n}` })).endpoint.id;
   const clientId = (await ok("/api/connected-clients", { name: `hostile ${n}` })).client.id;
+  const sessionId = (await ok("/api/session", { key: aliceKey })).session.id;
   const projectId = (await ok("/api/projects", { name: `hostile ${n}`, repositories: [`https://github.com/hostile/p${n}`] })).project.id;
   const noteId = (await ok("/api/notes", { title: `hostile ${n}`, bodyMarkdown: "# Walk\nParsers turn text", project: projectId, tags: [tagSlug] })).note.id;
   const archivedNoteId = (await ok("/api/notes", { title: `archived ${n}`, bodyMarkdown: "gone" })).note.id;
@@ -203,7 +205,7 @@ async function fixtures(): Promise<Fixtures> {
   // No tags, folders or highlights: a job finishing while bob's requests run must not change what alice sees.
   const importId = (await ok("/api/imports", { file: bookmarks(n), format: "netscape_html" })).import.id;
   await eventually(async () => (await (await trove.api(`/api/exports/${exportId}`)).json()).export.status === "completed", 20_000);
-  return { itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, exportId, importId, n };
+  return { sessionId, itemId, highlightId, mediaId, tagSlug, collectionId, webhookId, clientId, noteId, archivedNoteId, projectId, linkId, sourceId, inboxId, exportId, importId, n };
 }
 
 /** A one-bookmark Netscape file, base64 (its page is refused when fetched: `.test` never resolves). */
@@ -250,6 +252,12 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   createClient: (f) => ({ body: { name: "walk", access: "read_only", scope: { tagSlugs: [f.tagSlug] } } }),
   listClients: () => ({}),
   revokeClient: (f) => ({ body: { id: f.clientId } }),
+  createSession: () => ({ body: { key: aliceKey } }),
+  getSession: () => ({}),
+  deleteSession: () => ({}),
+  listSessions: () => ({}),
+  revokeSession: (f) => ({ body: { id: f.sessionId } }),
+  setPassword: () => ({ body: { password: "correct horse battery staple" } }),
   feed: (f) => ({ query: { since: "0", until: "4102444800", q: "parser", tags: f.tagSlug, collection: f.collectionId, limit: "10", offset: "0" } }),
   listWebhooks: () => ({ query: { limit: "10", offset: "0" } }),
   createWebhook: (f) => ({ body: { name: "walk", url: `http://127.0.0.1:9/new/${f.n}`, eventTypes: ["item.created"], resourceScope: { tagSlugs: [f.tagSlug] } } }),

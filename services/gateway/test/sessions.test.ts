@@ -1,0 +1,191 @@
+// Sign-in and browser sessions, over HTTP against a whole Trove (both deployments): the password set through
+// TROVE_SEED_ACCOUNTS, the HttpOnly cookie as the account's personal credential, CSRF tokens on writes, the
+// sign-in budget, sign-out, listing and ending sessions, expiry, setting the password; bearer keys unchanged.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { addClientKey, aliceKey, bobKey, startTrove, type TestTrove } from "@trove/testing";
+
+const alicePassword = "alice's long passphrase";
+let trove: TestTrove;
+beforeAll(async () => {
+  trove = await startTrove({
+    TROVE_SEED_ACCOUNTS: JSON.stringify([
+      { email: "alice@example.test", apiKey: aliceKey, password: alicePassword },
+      { email: "bob@example.test", apiKey: bobKey },
+    ]),
+    TROVE_SIGN_IN_LIMIT: "1000",
+  });
+});
+afterAll(() => trove.stop());
+
+interface SignedIn {
+  cookie: string;
+  setCookie: string;
+  csrf: string;
+  sessionId: string;
+}
+
+async function signIn(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<SignedIn> {
+  const res = await trove.api("/api/session", { method: "POST", key: null, json: body, headers });
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${JSON.stringify(json)}`);
+  const setCookie = res.headers.get("set-cookie") ?? "";
+  return { cookie: setCookie.split(";")[0]!, setCookie, csrf: json.csrfToken, sessionId: json.session.id };
+}
+
+/** A request made the way the browser app makes it: the cookie, and the CSRF token on writes. */
+function asBrowser(s: SignedIn, path: string, init: RequestInit & { json?: unknown; csrf?: string | null } = {}) {
+  const { csrf = s.csrf, ...rest } = init;
+  const headers: Record<string, string> = { cookie: s.cookie };
+  if (csrf !== null && rest.method && rest.method !== "GET") headers["x-csrf-token"] = csrf;
+  return trove.api(path, { ...rest, key: null, headers });
+}
+
+describe("signing in", () => {
+  test("email and password set an HttpOnly, SameSite=Lax session cookie; Secure when the request came over HTTPS", async () => {
+    const s = await signIn({ email: "Alice@Example.test", password: alicePassword });
+    expect(s.setCookie).toMatch(/^trove_session=trove_s_[A-Za-z0-9_-]{40,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    const secure = await signIn({ email: "alice@example.test", password: alicePassword }, { "x-forwarded-proto": "https" });
+    expect(secure.setCookie).toEndWith("; Secure");
+    const me = await (await asBrowser(s, "/api/session")).json();
+    expect(me).toMatchObject({ account: { email: "alice@example.test" }, session: { id: s.sessionId, current: true }, csrfToken: s.csrf });
+  });
+
+  test("a wrong password, an unknown email and an account without a password answer the same 401", async () => {
+    const answers = await Promise.all(
+      [
+        { email: "alice@example.test", password: "not the passphrase" },
+        { email: "nobody@example.test", password: alicePassword },
+        { email: "bob@example.test", password: "anything at all" },
+      ].map(async (json) => {
+        const res = await trove.api("/api/session", { method: "POST", key: null, json });
+        return { status: res.status, body: await res.json(), cookie: res.headers.get("set-cookie") };
+      }),
+    );
+    for (const a of answers) expect(a).toEqual({ status: 401, body: { error: "unauthorized", message: answers[0]!.body.message }, cookie: null });
+  });
+
+  test("a sign-in names email and password, or a key: anything else answers 400", async () => {
+    for (const json of [{}, { email: "alice@example.test" }, { password: alicePassword }, { email: "alice@example.test", password: alicePassword, key: aliceKey }]) {
+      const res = await trove.api("/api/session", { method: "POST", key: null, json });
+      expect({ json, status: res.status, error: (await res.json()).error }).toEqual({ json, status: 400, error: "validation_failed" });
+    }
+  });
+
+  test("a personal key signs in as its account; a connected client's key does not", async () => {
+    const s = await signIn({ key: bobKey });
+    expect((await (await asBrowser(s, "/api/session")).json()).account.email).toBe("bob@example.test");
+    const clientKey = await addClientKey(trove);
+    const res = await trove.api("/api/session", { method: "POST", key: null, json: { key: clientKey } });
+    expect(res.status).toBe(401);
+  });
+
+  test("at most TROVE_SIGN_IN_LIMIT sign-in starts per address in 60 s, good or bad; then 429", async () => {
+    const limited = await startTrove({ TROVE_SIGN_IN_LIMIT: "3" });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await limited.api("/api/session", { method: "POST", key: null, json: i % 2 ? { key: aliceKey } : { email: "x@example.test", password: "wrong" } });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([401, 200, 401, 429, 429]);
+      // Bearer keys are not affected by the sign-in budget.
+      expect((await limited.api("/api/me")).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe("the session cookie", () => {
+  test("acts as the account's personal key, personal-only routes included", async () => {
+    const s = await signIn({ email: "alice@example.test", password: alicePassword });
+    expect((await asBrowser(s, "/api/items")).status).toBe(200);
+    expect((await asBrowser(s, "/api/connected-clients")).status).toBe(200);
+    expect((await asBrowser(s, "/api/items/changes")).status).toBe(200);
+  });
+
+  test("writes need the session's CSRF token in X-CSRF-Token; reads do not", async () => {
+    const s = await signIn({ email: "alice@example.test", password: alicePassword });
+    const json = { url: "https://csrf.example.test/a", html: "<html><head><title>A</title></head><body><p>Some text to keep.</p></body></html>" };
+    const missing = await asBrowser(s, "/api/ingest", { method: "POST", json, csrf: null });
+    expect(missing.status).toBe(403);
+    expect((await missing.json()).error).toBe("csrf_failed");
+    const wrong = await asBrowser(s, "/api/ingest", { method: "POST", json, csrf: `${s.csrf.slice(0, -1)}x` });
+    expect(wrong.status).toBe(403);
+    const other = await signIn({ email: "alice@example.test", password: alicePassword });
+    expect((await asBrowser(s, "/api/ingest", { method: "POST", json, csrf: other.csrf })).status).toBe(403);
+    // Nothing was saved by the refused writes.
+    const urls = async () => ((await (await trove.api("/api/items?limit=1000")).json()).items as { url: string }[]).map((i) => i.url);
+    expect(await urls()).not.toContain(json.url);
+    expect((await asBrowser(s, "/api/ingest", { method: "POST", json })).status).toBe(200);
+    expect(await urls()).toContain(json.url);
+  });
+
+  test("signing out ends the session on the server and clears the cookie", async () => {
+    const s = await signIn({ email: "alice@example.test", password: alicePassword });
+    const out = await asBrowser(s, "/api/session", { method: "DELETE" });
+    expect(out.status).toBe(200);
+    expect(out.headers.get("set-cookie")).toMatch(/^trove_session=; Path=\/; HttpOnly; SameSite=Lax; Max-Age=0$/);
+    const after = await asBrowser(s, "/api/items");
+    expect(after.status).toBe(401);
+    expect((await after.json()).message).toContain("sign in again");
+  });
+
+  test("an expired session no longer works", async () => {
+    const s = await signIn({ email: "alice@example.test", password: alicePassword });
+    await trove.db.updateTable("gateway.sessions").set({ expires_at: Math.floor(Date.now() / 1000) - 1 }).where("id", "=", s.sessionId).execute();
+    expect((await asBrowser(s, "/api/items")).status).toBe(401);
+  });
+
+  test("a made-up cookie is no credential, and a bearer key beside a cookie wins", async () => {
+    const res = await trove.api("/api/items", { key: null, headers: { cookie: "trove_session=trove_s_madeup" } });
+    expect(res.status).toBe(401);
+    const s = await signIn({ email: "alice@example.test", password: alicePassword });
+    const both = await trove.api("/api/session", { key: bobKey, headers: { cookie: s.cookie } });
+    expect(await both.json()).toMatchObject({ account: { email: "bob@example.test" }, session: null, csrfToken: null });
+  });
+});
+
+describe("managing sessions", () => {
+  test("the account's live sessions are listed, the current one marked; ending one stops its cookie at once", async () => {
+    const phone = await signIn({ email: "alice@example.test", password: alicePassword }, { "user-agent": "Phone browser" });
+    const laptop = await signIn({ email: "alice@example.test", password: alicePassword }, { "user-agent": "Laptop browser" });
+    const listed = (await (await asBrowser(laptop, "/api/sessions")).json()).sessions as { id: string; current: boolean; userAgent: string }[];
+    expect(listed.find((x) => x.id === laptop.sessionId)).toMatchObject({ current: true, userAgent: "Laptop browser" });
+    expect(listed.find((x) => x.id === phone.sessionId)).toMatchObject({ current: false, userAgent: "Phone browser" });
+    expect((await asBrowser(laptop, "/api/sessions/revoke", { method: "POST", json: { id: phone.sessionId } })).status).toBe(200);
+    expect((await asBrowser(phone, "/api/items")).status).toBe(401);
+    expect((await asBrowser(laptop, "/api/items")).status).toBe(200);
+    // Bob cannot see or end alice's sessions.
+    expect(JSON.stringify(await (await trove.api("/api/sessions", { key: bobKey })).json())).not.toContain(laptop.sessionId);
+    expect((await trove.api("/api/sessions/revoke", { method: "POST", key: bobKey, json: { id: laptop.sessionId } })).status).toBe(404);
+    expect((await asBrowser(laptop, "/api/items")).status).toBe(200);
+  });
+
+  test("setting the password ends the other sessions; the new password signs in, the old does not", async () => {
+    const here = await signIn({ email: "alice@example.test", password: alicePassword });
+    const elsewhere = await signIn({ email: "alice@example.test", password: alicePassword });
+    const newPassword = "a brand new passphrase";
+    expect((await asBrowser(here, "/api/account/password", { method: "POST", json: { password: newPassword } })).status).toBe(200);
+    expect((await asBrowser(elsewhere, "/api/items")).status).toBe(401);
+    expect((await asBrowser(here, "/api/items")).status).toBe(200);
+    expect((await trove.api("/api/session", { method: "POST", key: null, json: { email: "alice@example.test", password: alicePassword } })).status).toBe(401);
+    await signIn({ email: "alice@example.test", password: newPassword });
+    // A connected client cannot set it; a short password is refused.
+    expect((await trove.api("/api/account/password", { method: "POST", key: await addClientKey(trove), json: { password: "whatever it is long" } })).status).toBe(403);
+    expect((await trove.api("/api/account/password", { method: "POST", json: { password: "short" } })).status).toBe(400);
+    // Put the seeded one back for the other tests.
+    expect((await trove.api("/api/account/password", { method: "POST", json: { password: alicePassword } })).status).toBe(200);
+  });
+});
+
+describe("bearer keys and CORS", () => {
+  test("keys work exactly as before, and no other origin is let in", async () => {
+    expect((await trove.api("/api/items")).status).toBe(200);
+    const preflight = await fetch(`${trove.url}/api/items`, {
+      method: "OPTIONS",
+      headers: { origin: "https://evil.example.test", "access-control-request-method": "POST", "access-control-request-headers": "x-csrf-token" },
+    });
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
