@@ -32,6 +32,7 @@ import { isScoped, permits } from "./permissions.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { checkText } from "./text-guard.ts";
 import { mcpHandler, mcpPath } from "./mcp.ts";
+import { webRoutes } from "./web.ts";
 import { supportedVersions, versionHeaders } from "./versioning.ts";
 
 /** Resolves a bearer key (sent from address `from`) to its caller, null for an unknown or revoked key, or refuses. */
@@ -302,6 +303,11 @@ export function createGatewayApp(deps: GatewayDeps) {
   // The MCP server over Streamable HTTP (stateless: POST only; GET and DELETE answer 405 from the transport).
   const mcp = mcpHandler({ handle: (request) => app.handle(request), internal });
   for (const method of ["POST", "GET", "DELETE"]) (app.route as (...args: unknown[]) => unknown)(method, mcpPath, mcp, { detail: { hide: true } });
+  // The web app: its assets, and its shell for every other GET that is not the API.
+  const web = webRoutes();
+  app.get(web.assetsPattern, web.asset as never, { detail: { hide: true } });
+  app.get("/", web.shell as never, { detail: { hide: true } });
+  app.get("/*", web.shell as never, { detail: { hide: true } });
   // Described from the route table alone: the gateway's own body parser (body.ts) is a function Elysia's document
   // generator cannot see through, so the live app would describe no body types. Built now, before any request has
   // made Elysia compile (and write into) a schema.

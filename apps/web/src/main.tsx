@@ -1,0 +1,55 @@
+// The Trove web app: sign in, then the library and the reader, each screen at its own address.
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, currentSession, setCsrf, type Session } from "./api.ts";
+import { navigate, onLinkClick, useLocation } from "./router.ts";
+import { Library } from "./screens/Library.tsx";
+import { Reader } from "./screens/Reader.tsx";
+import { SignIn } from "./screens/SignIn.tsx";
+import "./styles.css";
+
+function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const { path, query } = useLocation();
+
+  useEffect(() => {
+    currentSession().then(setSession, () => setSession(null));
+  }, []);
+
+  if (session === undefined) return <main aria-busy="true" />;
+  if (session === null) {
+    return (
+      <SignIn
+        onSignedIn={(s) => {
+          setSession(s);
+          if (path === "/sign-in") navigate("/", true);
+        }}
+      />
+    );
+  }
+
+  const signOut = async () => {
+    await api("DELETE", "/api/session");
+    setCsrf(null);
+    setSession(null);
+    navigate("/", true);
+  };
+  const item = /^\/items\/([^/]+)$/.exec(path);
+
+  return (
+    <>
+      <nav class="top" aria-label="Main">
+        <a href="/" class="brand" onClick={(e) => onLinkClick(e, "/")}>
+          Trove
+        </a>
+        <span class="who">{session.account.email}</span>
+        <button type="button" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </nav>
+      {item ? <Reader id={decodeURIComponent(item[1]!)} /> : <Library query={query} />}
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,159 @@
+// The library: save a URL, search, filter by status, and the items newest first; an item opens in the reader.
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError } from "../api.ts";
+import { navigate, onLinkClick } from "../router.ts";
+
+interface Item {
+  id: string;
+  title: string;
+  url: string;
+  status: string;
+  tags: string[];
+  createdAt: number;
+  contentExtractError: string | null;
+}
+
+const statuses = [
+  { value: "", label: "Unread and flagged" },
+  { value: "archived", label: "Archived" },
+  { value: "stashed,flagged,archived", label: "Everything" },
+];
+
+export function Library({ query }: { query: URLSearchParams }) {
+  const q = query.get("q") ?? "";
+  const status = query.get("status") ?? "";
+  const [items, setItems] = useState<Item[] | null>(null);
+  const [count, setCount] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    let stale = false;
+    const params = new URLSearchParams({ limit: "100" });
+    if (status) params.set("status", status);
+    if (q) params.set("q", q);
+    api<{ items: Item[]; count: number }>("GET", `${q ? "/api/items/search" : "/api/items"}?${params}`)
+      .then((page) => {
+        if (stale) return;
+        setItems(page.items);
+        setCount(page.count);
+      })
+      .catch((err) => !stale && setError(err instanceof Error ? err.message : String(err)));
+    return () => void (stale = true);
+  }, [q, status, reload]);
+
+  const go = (next: { q?: string; status?: string }) => {
+    const params = new URLSearchParams();
+    const nq = next.q ?? q;
+    const ns = next.status ?? status;
+    if (nq) params.set("q", nq);
+    if (ns) params.set("status", ns);
+    navigate(params.size ? `/?${params}` : "/");
+  };
+
+  return (
+    <main class="library">
+      <SaveBox onSaved={() => setReload((n) => n + 1)} />
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go({ q: String(new FormData(e.currentTarget).get("q") ?? "") });
+        }}
+      >
+        <label>
+          Search
+          <input type="search" name="q" defaultValue={q} placeholder="Words in titles, text, notes, tags" />
+        </label>
+        <label>
+          Show
+          <select value={status} onChange={(e) => go({ status: e.currentTarget.value })}>
+            {statuses.map((s) => (
+              <option value={s.value}>{s.label}</option>
+            ))}
+          </select>
+        </label>
+      </form>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {items === null ? (
+        <p aria-busy="true">Loading…</p>
+      ) : items.length === 0 ? (
+        <p class="empty">{q ? "Nothing matches." : "Nothing saved yet: paste a URL above."}</p>
+      ) : (
+        <>
+          <p class="count">{count} items</p>
+          <ul class="items">
+            {items.map((item) => (
+              <li key={item.id}>
+                <a href={`/items/${item.id}`} onClick={(e) => onLinkClick(e, `/items/${item.id}`)}>
+                  {item.title || item.url}
+                </a>
+                <span class="meta">
+                  {hostOf(item.url)}
+                  {item.tags.length > 0 && ` · ${item.tags.join(", ")}`}
+                  {item.contentExtractError && " · text not extracted"}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </main>
+  );
+}
+
+function SaveBox({ onSaved }: { onSaved: () => void }) {
+  const [url, setUrl] = useState("");
+  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setMessage({ text: "Saving…", error: false });
+    try {
+      const saved = await api<{ id: string; extracted: boolean; extractError?: string; background?: boolean }>("POST", "/api/ingest", { url: url.trim() });
+      setMessage(
+        saved.background
+          ? { text: "Saved; the page is still being read.", error: false }
+          : saved.extracted
+            ? { text: "Saved.", error: false }
+            : { text: `Saved, but its text could not be read: ${saved.extractError ?? "unknown reason"}`, error: true },
+      );
+      setUrl("");
+      onSaved();
+    } catch (err) {
+      setMessage({ text: err instanceof ApiError ? err.message : String(err), error: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="save" onSubmit={save} aria-label="Save a page">
+      <label>
+        Page URL
+        <input type="url" name="url" required placeholder="https://…" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+      </label>
+      <button type="submit" disabled={busy}>
+        Save
+      </button>
+      {message && (
+        <p class={message.error ? "error" : "status"} role="status">
+          {message.text}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

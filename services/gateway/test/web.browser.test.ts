@@ -1,0 +1,152 @@
+// The web app in a real browser: Debian's Chromium, driven by playwright-core, against a test Trove and a local
+// page server. Sign in, save a page and read it, tag and archive it, search, reload and stay signed in, sign out;
+// the app loads nothing from outside its origin. Where /usr/bin/chromium is missing the suite is a registered
+// skip that says so (.ci/run installs Chromium when it can).
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { aliceKey, bobKey, eventually, startPageServer, startTrove, type PageServer, type TestTrove } from "@trove/testing";
+
+const chromiumPath = "/usr/bin/chromium";
+const installed = existsSync(chromiumPath);
+const flags = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  // Nothing but loopback resolves: even a bug in the app could not reach past this machine.
+  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+];
+const slow = 60_000;
+const password = "alice's browser passphrase";
+
+let trove: TestTrove;
+let pages: PageServer;
+let browser: Browser;
+
+interface Watched {
+  page: Page;
+  requests: string[];
+  violations: string[];
+  errors: string[];
+}
+
+async function open(path = "/"): Promise<Watched> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const watched: Watched = { page, requests: [], violations: [], errors: [] };
+  page.on("request", (r) => void watched.requests.push(r.url()));
+  page.on("pageerror", (e) => void watched.errors.push(e.message));
+  await page.exposeBinding("troveViolation", (_source, text: string) => void watched.violations.push(text));
+  await page.addInitScript(() =>
+    (globalThis as any).document.addEventListener("securitypolicyviolation", (e: any) => (globalThis as any).troveViolation(`${e.violatedDirective} ${e.blockedURI}`)),
+  );
+  await page.goto(trove.url + path);
+  return watched;
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.getByLabel("Email").fill("alice@example.test");
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
+const offOrigin = (urls: string[]) => urls.filter((u) => !u.startsWith("data:") && new URL(u).origin !== new URL(trove.url).origin);
+
+const inChromium = test.skipIf(!installed);
+describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPPED: ${chromiumPath} is not installed; apt-get install -y chromium)`, () => {
+  beforeAll(async () => {
+    if (!installed) return;
+    pages = startPageServer();
+    [trove, browser] = await Promise.all([
+      startTrove({
+        TROVE_SEED_ACCOUNTS: JSON.stringify([
+          { email: "alice@example.test", apiKey: aliceKey, password },
+          { email: "bob@example.test", apiKey: bobKey },
+        ]),
+      }),
+      chromium.launch({ executablePath: chromiumPath, args: flags }),
+    ]);
+  }, slow);
+  afterAll(async () => {
+    await browser?.close();
+    await trove?.stop();
+    pages?.stop();
+  });
+
+  inChromium("sign in, save a page from a local server and read it; reload and still be signed in; sign out", async () => {
+    const { page, requests, violations, errors } = await open("/");
+    try {
+      await page.getByRole("form", { name: "Sign in" }).waitFor();
+      // A wrong password is said so, and nothing else happens.
+      await page.getByLabel("Email").fill("alice@example.test");
+      await page.getByLabel("Password").fill("not it at all");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("alert").getByText("do not match").waitFor();
+      await signIn(page);
+      expect(offOrigin(requests)).toEqual([]);
+
+      const url = `${pages.url}/article`;
+      await page.getByLabel("Page URL").fill(url);
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await page.getByRole("status").getByText("Saved.").waitFor();
+      await page.getByRole("link", { name: "Parsing Things Well" }).click();
+      await page.getByRole("heading", { name: "Parsing Things Well" }).waitFor();
+      await page.getByText("the quick brown parser jumps over the lazy lexer").waitFor();
+      expect(new URL(page.url()).pathname).toMatch(/^\/items\/[\w-]+$/);
+      // The article's furniture was left out, and its own text is there as rendered Markdown.
+      expect(await page.locator("article.content").innerText()).not.toContain("BUY CHEAP WIDGETS");
+      expect(await page.locator("article.content pre").count()).toBeGreaterThan(0);
+
+      // The back button returns to the library; a reload keeps the session.
+      await page.goBack();
+      await page.getByLabel("Page URL").waitFor();
+      await page.reload();
+      await page.getByRole("link", { name: "Parsing Things Well" }).waitFor();
+
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.getByRole("form", { name: "Sign in" }).waitFor();
+      await page.reload();
+      await page.getByRole("form", { name: "Sign in" }).waitFor();
+
+      // The app itself loads nothing from elsewhere; the only other origin is the article's own images.
+      // (Chromium may ask for them over https: the host and path are what count.)
+      const pageHost = new URL(pages.url).host;
+      expect(offOrigin(requests).filter((u) => !(new URL(u).host === pageHost && new URL(u).pathname.startsWith("/images/")))).toEqual([]);
+      expect(violations).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
+  inChromium("tag and archive from the reader, filter archived items, and search", async () => {
+    const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
+    const { page, errors } = await open(`/items/${saved.id}`);
+    try {
+      await signIn(page);
+      await page.getByRole("heading", { name: "Parsing Things Well" }).waitFor();
+      await page.getByLabel("Tags").fill("parsing, reading");
+      await page.getByLabel("Tags").press("Enter");
+      await page.getByLabel("Tags").blur();
+      await eventually(async () => JSON.stringify((await (await trove.api(`/api/items/${saved.id}`)).json()).tags) === '["parsing","reading"]');
+      await page.getByRole("button", { name: "Archive" }).click();
+      await page.getByLabel("Page URL").waitFor();
+      expect((await (await trove.api(`/api/items/${saved.id}`)).json()).status).toBe("archived");
+      await page.getByLabel("Show").selectOption("archived");
+      await page.waitForURL(/status=archived/);
+      await page.locator(`a[href="/items/${saved.id}"]`).waitFor();
+      await page.getByLabel("Search").fill("recursive descent");
+      await page.getByLabel("Search").press("Enter");
+      await page.waitForURL(/q=recursive/);
+      await page.locator(`a[href="/items/${saved.id}"]`).waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+});
