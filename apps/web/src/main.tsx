@@ -3,6 +3,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, currentSession, setCsrf, type Session } from "./api.ts";
 import { navigate, onLinkClick, useLocation } from "./router.ts";
+import { Clients } from "./screens/Clients.tsx";
 import { Library } from "./screens/Library.tsx";
 import { Reader } from "./screens/Reader.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
@@ -42,12 +43,15 @@ function App() {
         <a href="/" class="brand" onClick={(e) => onLinkClick(e, "/")}>
           Trove
         </a>
+        <a href="/settings/clients" onClick={(e) => onLinkClick(e, "/settings/clients")}>
+          Connected clients
+        </a>
         <span class="who">{session.account.email}</span>
         <button type="button" onClick={() => void signOut()}>
           Sign out
         </button>
       </nav>
-      {item ? <Reader id={decodeURIComponent(item[1]!)} /> : <Library query={query} />}
+      {item ? <Reader id={decodeURIComponent(item[1]!)} /> : path === "/settings/clients" ? <Clients /> : <Library query={query} />}
     </>
   );
 }

@@ -124,6 +124,73 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     }
   }, slow);
 
+  inChromium("select a sentence to highlight it with a note; it is drawn in place after a reload", async () => {
+    const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?highlight` } })).json();
+    const { page, errors } = await open(`/items/${saved.id}`);
+    try {
+      await signIn(page);
+      const sentence = "the quick brown parser jumps over the lazy lexer";
+      await page.getByText(sentence).waitFor();
+      // Select the sentence as a reader would, with the mouse, and let go.
+      await page.evaluate((text: string) => {
+        const doc = (globalThis as any).document;
+        const root = doc.querySelector("article.content");
+        const walker = doc.createTreeWalker(root, 4);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const at = n.data.indexOf(text);
+          if (at < 0) continue;
+          const range = doc.createRange();
+          range.setStart(n, at);
+          range.setEnd(n, at + text.length);
+          const sel = (globalThis as any).getSelection();
+          sel.removeAllRanges();
+          sel.addRange(range);
+          root.dispatchEvent(new (globalThis as any).MouseEvent("mouseup", { bubbles: true }));
+          return;
+        }
+        throw new Error("sentence not found");
+      }, sentence);
+      const bar = page.getByRole("form", { name: "New highlight" });
+      await bar.getByLabel("Note").fill("the key line");
+      await bar.getByRole("button", { name: "Highlight" }).click();
+      await page.locator("mark", { hasText: sentence }).waitFor();
+      const stored = (await (await trove.api(`/api/items/${saved.id}/highlights`)).json()).highlights;
+      expect(stored).toMatchObject([{ text: sentence, note: "the key line", prefix: expect.stringContaining("highlighting: ") }]);
+      await page.reload();
+      await page.locator("mark", { hasText: sentence }).waitFor();
+      expect(await page.locator("mark").first().getAttribute("title")).toBe("the key line");
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
+  inChromium("create a connected client and see its key once; revoke it and the key stops working", async () => {
+    const { page, errors } = await open("/settings/clients");
+    try {
+      await signIn(page);
+      await page.getByRole("heading", { name: "Connected clients" }).waitFor();
+      const form = page.getByRole("form", { name: "New connected client" });
+      await form.getByLabel("Name").fill("Reading script");
+      await form.getByLabel("Access").selectOption("read_only");
+      await form.getByRole("button", { name: "Create" }).click();
+      const shown = page.getByRole("status", { name: "New key" });
+      const key = (await shown.locator("code").innerText()).trim();
+      expect(key).toMatch(/^trove_ck_/);
+      expect((await trove.api("/api/items", { key })).status).toBe(200);
+      // Once: the list never shows it again, nor does the page after a reload.
+      await page.reload();
+      await page.getByText("Reading script").waitFor();
+      expect(await page.content()).not.toContain(key);
+      await page.getByRole("button", { name: "Revoke Reading script" }).click();
+      await page.getByText("Reading script").waitFor({ state: "detached" });
+      expect((await trove.api("/api/items", { key })).status).toBe(401);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
   inChromium("tag and archive from the reader, filter archived items, and search", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
     const { page, errors } = await open(`/items/${saved.id}`);

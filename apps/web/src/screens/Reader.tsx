@@ -1,6 +1,7 @@
 // The reader: the item's Markdown rendered and sanitised, its original link, tags edited inline, archive.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { drawHighlights, selectionIn, type Highlight } from "../highlights.ts";
 import { renderMarkdown } from "../markdown.ts";
 import { navigate, onLinkClick } from "../router.ts";
 
@@ -18,6 +19,20 @@ export function Reader({ id }: { id: string }) {
   const [item, setItem] = useState<Item | null>(null);
   const [html, setHtml] = useState<string>("");
   const [error, setError] = useState<string | null>(null);
+  const [highlights, setHighlights] = useState<Highlight[]>([]);
+  const [picked, setPicked] = useState<{ text: string; prefix: string; suffix: string } | null>(null);
+  const [note, setNote] = useState("");
+  const content = useRef<HTMLElement>(null);
+
+  const loadHighlights = () =>
+    api<{ highlights: Highlight[] }>("GET", `/api/items/${encodeURIComponent(id)}/highlights?limit=100`).then((r) => setHighlights(r.highlights));
+
+  // The article is drawn here rather than by Preact: the marks are laid over the sanitised HTML.
+  useEffect(() => {
+    if (!content.current) return;
+    content.current.innerHTML = html;
+    drawHighlights(content.current, highlights);
+  }, [html, highlights]);
 
   useEffect(() => {
     let stale = false;
@@ -26,6 +41,7 @@ export function Reader({ id }: { id: string }) {
         if (stale) return;
         setItem(it);
         setHtml(renderMarkdown(markdown));
+        return loadHighlights();
       })
       .catch((err) => !stale && setError(err instanceof Error ? err.message : String(err)));
     return () => void (stale = true);
@@ -49,6 +65,15 @@ export function Reader({ id }: { id: string }) {
     const tags = value.split(",").map((t) => t.trim()).filter(Boolean);
     const updated = await api<{ tags: string[] }>("POST", `/api/items/${encodeURIComponent(id)}`, { tags });
     setItem({ ...item, tags: updated.tags });
+  };
+  const saveHighlight = async (e: Event) => {
+    e.preventDefault();
+    if (!picked) return;
+    await api("POST", `/api/items/${encodeURIComponent(id)}/highlights`, { ...picked, note: note.trim() || undefined });
+    setPicked(null);
+    setNote("");
+    getSelection()?.removeAllRanges();
+    await loadHighlights();
   };
   const archive = async () => {
     await api("POST", `/api/items/${encodeURIComponent(id)}`, { archived: item.status !== "archived" });
@@ -80,7 +105,33 @@ export function Reader({ id }: { id: string }) {
         </div>
       </header>
       {item.contentExtractError && <p class="error">The page's text could not be read: {item.contentExtractError}</p>}
-      <article class="content" dangerouslySetInnerHTML={{ __html: html }} />
+      <article class="content" ref={content} onMouseUp={() => setPicked(content.current ? selectionIn(content.current) : null)} onKeyUp={() => setPicked(content.current ? selectionIn(content.current) : null)} />
+      {picked && (
+        <form class="highlight-bar" onSubmit={(e) => void saveHighlight(e)} aria-label="New highlight">
+          <span class="quote">“{picked.text.length > 80 ? `${picked.text.slice(0, 80)}…` : picked.text}”</span>
+          <label>
+            Note
+            <input name="note" value={note} onInput={(e) => setNote(e.currentTarget.value)} placeholder="optional" />
+          </label>
+          <button type="submit">Highlight</button>
+          <button type="button" class="secondary" onClick={() => setPicked(null)}>
+            Cancel
+          </button>
+        </form>
+      )}
+      {highlights.length > 0 && (
+        <section class="highlights" aria-label="Highlights">
+          <h2>Highlights</h2>
+          <ul>
+            {highlights.map((h) => (
+              <li key={h.id}>
+                <q>{h.text}</q>
+                {h.note && <span class="meta"> {h.note}</span>}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </main>
   );
 }
