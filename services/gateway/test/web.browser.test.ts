@@ -191,6 +191,30 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     }
   }, slow);
 
+  inChromium("the keyboard: ? lists the shortcuts, j and k move between items, Enter opens one", async () => {
+    const first = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/notes.txt` } })).json();
+    const { page, errors } = await open("/");
+    try {
+      await signIn(page);
+      await page.locator(`a[href="/items/${first.id}"]`).waitFor();
+      await page.keyboard.press("?");
+      await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor();
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("j");
+      const focused = () => page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute("href"));
+      const top = await focused();
+      expect(top).toMatch(/^\/items\//);
+      await page.keyboard.press("j");
+      await page.keyboard.press("k");
+      expect(await focused()).toBe(top);
+      await page.keyboard.press("Enter");
+      await page.waitForURL(new RegExp(`${top}$`));
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
   inChromium("tag and archive from the reader, filter archived items, and search", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
     const { page, errors } = await open(`/items/${saved.id}`);
