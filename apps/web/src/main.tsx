@@ -5,6 +5,7 @@ import { api, currentSession, setCsrf, type Session } from "./api.ts";
 import { navigate, onLinkClick, useLocation } from "./router.ts";
 import { Clients } from "./screens/Clients.tsx";
 import { Library } from "./screens/Library.tsx";
+import { NoteEditor, NoteList } from "./screens/Notes.tsx";
 import { Reader } from "./screens/Reader.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
 import "./styles.css";
@@ -36,12 +37,16 @@ function App() {
     navigate("/", true);
   };
   const item = /^\/items\/([^/]+)$/.exec(path);
+  const note = /^\/notes\/([^/]+)$/.exec(path);
 
   return (
     <>
       <nav class="top" aria-label="Main">
         <a href="/" class="brand" onClick={(e) => onLinkClick(e, "/")}>
           Trove
+        </a>
+        <a href="/notes" onClick={(e) => onLinkClick(e, "/notes")}>
+          Notes
         </a>
         <a href="/settings/clients" onClick={(e) => onLinkClick(e, "/settings/clients")}>
           Connected clients
@@ -51,7 +56,17 @@ function App() {
           Sign out
         </button>
       </nav>
-      {item ? <Reader id={decodeURIComponent(item[1]!)} /> : path === "/settings/clients" ? <Clients /> : <Library query={query} />}
+      {item ? (
+        <Reader id={decodeURIComponent(item[1]!)} />
+      ) : note ? (
+        <NoteEditor id={decodeURIComponent(note[1]!)} />
+      ) : path === "/notes" ? (
+        <NoteList />
+      ) : path === "/settings/clients" ? (
+        <Clients />
+      ) : (
+        <Library query={query} />
+      )}
     </>
   );
 }

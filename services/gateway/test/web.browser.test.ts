@@ -215,6 +215,40 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     }
   }, slow);
 
+  inChromium("edit a note in two tabs: the second save meets the conflict screen, and keeping mine saves it on top", async () => {
+    const created = await (await trove.api("/api/notes", { method: "POST", json: { title: "Shared plan", bodyMarkdown: "Step one." } })).json();
+    const first = await open(`/notes/${created.note.id}`);
+    try {
+      await signIn(first.page);
+      const second = await first.page.context().newPage();
+      await second.goto(`${trove.url}/notes/${created.note.id}`);
+      for (const page of [first.page, second]) await page.getByLabel("Text").waitFor();
+      await first.page.getByLabel("Text").fill("Step one.\nStep two, from the first tab.");
+      await first.page.getByRole("button", { name: "Save", exact: true }).click();
+      await first.page.getByRole("status").getByText("Saved as revision 2").waitFor();
+
+      await second.getByLabel("Text").fill("Step one, reworded in the second tab.");
+      await second.getByRole("button", { name: "Save", exact: true }).click();
+      await second.getByRole("heading", { name: "Someone else saved this note first" }).waitFor();
+      expect(await second.getByRole("region", { name: "Theirs" }).innerText()).toContain("Step two, from the first tab.");
+      expect(await second.getByRole("region", { name: "Mine" }).innerText()).toContain("reworded in the second tab");
+      // Nothing was overwritten before the choice.
+      expect((await (await trove.api(`/api/notes/${created.note.id}`)).json()).note).toMatchObject({ currentRevision: 2, bodyMarkdown: "Step one.\nStep two, from the first tab." });
+
+      await second.getByRole("button", { name: "Keep mine" }).click();
+      await second.getByRole("status").getByText("Saved as revision 3").waitFor();
+      expect((await (await trove.api(`/api/notes/${created.note.id}`)).json()).note).toMatchObject({ currentRevision: 3, bodyMarkdown: "Step one, reworded in the second tab." });
+      // The first revision's text is kept in the history.
+      const history = (await (await trove.api(`/api/notes/${created.note.id}/history`)).json()).revisions;
+      expect(history.map((r: { revisionNumber: number }) => r.revisionNumber)).toEqual([3, 2, 1]);
+      await second.getByRole("button", { name: "Preview" }).click();
+      await second.locator("article.content").getByText("Step one, reworded in the second tab.").waitFor();
+      expect(first.errors).toEqual([]);
+    } finally {
+      await first.page.context().close();
+    }
+  }, slow);
+
   inChromium("tag and archive from the reader, filter archived items, and search", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
     const { page, errors } = await open(`/items/${saved.id}`);
