@@ -7,6 +7,7 @@ import { Clients } from "./screens/Clients.tsx";
 import { Library } from "./screens/Library.tsx";
 import { NoteEditor, NoteList } from "./screens/Notes.tsx";
 import { Reader } from "./screens/Reader.tsx";
+import { Webhooks } from "./screens/Webhooks.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
 import "./styles.css";
 
@@ -51,6 +52,9 @@ function App() {
         <a href="/settings/clients" onClick={(e) => onLinkClick(e, "/settings/clients")}>
           Connected clients
         </a>
+        <a href="/settings/webhooks" onClick={(e) => onLinkClick(e, "/settings/webhooks")}>
+          Webhooks
+        </a>
         <span class="who">{session.account.email}</span>
         <button type="button" onClick={() => void signOut()}>
           Sign out
@@ -64,6 +68,8 @@ function App() {
         <NoteList />
       ) : path === "/settings/clients" ? (
         <Clients />
+      ) : path === "/settings/webhooks" ? (
+        <Webhooks />
       ) : (
         <Library query={query} />
       )}

@@ -5,7 +5,8 @@
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { aliceKey, bobKey, eventually, startPageServer, startTrove, type PageServer, type TestTrove } from "@trove/testing";
+import { Webhook } from "standardwebhooks";
+import { aliceKey, bobKey, eventually, startPageServer, startTrove, startWebhookReceiver, type PageServer, type TestTrove } from "@trove/testing";
 
 const chromiumPath = "/usr/bin/chromium";
 const installed = existsSync(chromiumPath);
@@ -177,6 +178,7 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       const shown = page.getByRole("status", { name: "New key" });
       const key = (await shown.locator("code").innerText()).trim();
       expect(key).toMatch(/^trove_ck_/);
+      await page.getByRole("button", { name: "Revoke Reading script" }).waitFor();
       expect((await trove.api("/api/items", { key })).status).toBe(200);
       // Once: the list never shows it again, nor does the page after a reload.
       await page.reload();
@@ -246,6 +248,43 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       expect(first.errors).toEqual([]);
     } finally {
       await first.page.context().close();
+    }
+  }, slow);
+
+  inChromium("create a webhook to a local receiver (secret shown once), send a test and see the delivery; pause and resume", async () => {
+    const receiver = startWebhookReceiver();
+    const { page, errors } = await open("/settings/webhooks");
+    try {
+      await signIn(page);
+      const form = page.getByRole("form", { name: "New webhook" });
+      await form.getByLabel("Name").fill("Local receiver");
+      await form.getByLabel("URL").fill(`${receiver.url}/hook`);
+      await form.getByRole("button", { name: "Create" }).click();
+      const secret = (await page.getByRole("status", { name: "New secret" }).locator("code").innerText()).trim();
+      expect(secret).toMatch(/^whsec_/);
+      const row = page.getByRole("listitem", { name: "Webhook Local receiver" });
+      await row.getByRole("button", { name: "Send test" }).click();
+      await eventually(() => receiver.received.some((r) => JSON.parse(r.body).type === "webhook.test"), 20_000);
+      // The receiver can check the signature with the secret the page showed.
+      const test = receiver.received.find((r) => JSON.parse(r.body).type === "webhook.test")!;
+      new Webhook(secret).verify(test.body, test.headers);
+      await row.getByRole("button", { name: "Deliveries" }).click();
+      const deliveries = row.getByRole("region", { name: "Deliveries" });
+      await eventually(async () => {
+        await deliveries.getByRole("button", { name: "Refresh" }).click();
+        return (await deliveries.locator("tbody tr", { hasText: "webhook.test" }).innerText().catch(() => "")).includes("succeeded");
+      }, 20_000);
+      await row.getByRole("button", { name: "Pause" }).click();
+      await row.getByRole("button", { name: "Resume" }).waitFor();
+      expect((await (await trove.api("/api/webhooks")).json()).webhooks[0].status).toBe("paused");
+      await row.getByRole("button", { name: "Resume" }).click();
+      await row.getByRole("button", { name: "Pause" }).waitFor();
+      await page.reload();
+      expect(await page.content()).not.toContain(secret);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+      receiver.stop();
     }
   }, slow);
 

@@ -23,7 +23,8 @@ export function Clients() {
 
   const create = async (e: Event) => {
     e.preventDefault();
-    const form = new FormData(e.currentTarget as HTMLFormElement);
+    const element = e.currentTarget as HTMLFormElement;
+    const form = new FormData(element);
     const tags = String(form.get("tags") ?? "").split(",").map((t) => t.trim()).filter(Boolean);
     try {
       const res = await api<{ client: Client; apiKey: string }>("POST", "/api/connected-clients", {
@@ -34,7 +35,7 @@ export function Clients() {
       setCreated({ name: res.client.name, key: res.apiKey });
       setCopied(false);
       setError(null);
-      (e.currentTarget as HTMLFormElement).reset();
+      element.reset();
       await load();
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
