@@ -8,6 +8,8 @@ import { Library } from "./screens/Library.tsx";
 import { NoteEditor, NoteList } from "./screens/Notes.tsx";
 import { Reader } from "./screens/Reader.tsx";
 import { Webhooks } from "./screens/Webhooks.tsx";
+import { Sources } from "./screens/Sources.tsx";
+import { Exports } from "./screens/Exports.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
 import "./styles.css";
 
@@ -55,6 +57,12 @@ function App() {
         <a href="/settings/webhooks" onClick={(e) => onLinkClick(e, "/settings/webhooks")}>
           Webhooks
         </a>
+        <a href="/settings/sources" onClick={(e) => onLinkClick(e, "/settings/sources")}>
+          Sources
+        </a>
+        <a href="/settings/exports" onClick={(e) => onLinkClick(e, "/settings/exports")}>
+          Exports
+        </a>
         <span class="who">{session.account.email}</span>
         <button type="button" onClick={() => void signOut()}>
           Sign out
@@ -70,6 +78,10 @@ function App() {
         <Clients />
       ) : path === "/settings/webhooks" ? (
         <Webhooks />
+      ) : path === "/settings/sources" ? (
+        <Sources />
+      ) : path === "/settings/exports" ? (
+        <Exports />
       ) : (
         <Library query={query} />
       )}

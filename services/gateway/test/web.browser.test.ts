@@ -65,6 +65,8 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     pages = startPageServer();
     [trove, browser] = await Promise.all([
       startTrove({
+        // The tests poll the API for what the app did; the app's own requests are few.
+        TROVE_RATE_LIMIT: "100000",
         TROVE_SEED_ACCOUNTS: JSON.stringify([
           { email: "alice@example.test", apiKey: aliceKey, password },
           { email: "bob@example.test", apiKey: bobKey },
@@ -285,6 +287,55 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     } finally {
       await page.context().close();
       receiver.stop();
+    }
+  }, slow);
+
+  inChromium("add an RSS source from a local feed: its entries reach the library; pause it", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const entry = (n: number) =>
+      `<item><title>Feed entry ${n}</title><link>${pages.url}/article?entry=${n}</link><guid>entry-${n}</guid><pubDate>${new Date((now - n * 60) * 1000).toUTCString()}</pubDate><description>&lt;p&gt;Entry ${n} of the local feed, with enough words to be kept as the item's text.&lt;/p&gt;</description></item>`;
+    const feed = `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Local feed</title><link>${pages.url}/</link>${entry(1)}${entry(2)}</channel></rss>`;
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(feed, { headers: { "content-type": "application/rss+xml" } }) });
+    const { page, errors } = await open("/settings/sources");
+    try {
+      await signIn(page);
+      const form = page.getByRole("form", { name: "New feed" });
+      await form.getByLabel("Feed or site").fill(`http://127.0.0.1:${server.port}/feed.xml`);
+      await form.getByRole("button", { name: "Add" }).click();
+      await page.getByRole("status").getByText("Added Local feed.").waitFor();
+      const row = page.getByRole("listitem", { name: "Source Local feed" });
+      await eventually(async () => {
+        const items = (await (await trove.api("/api/items?limit=1000")).json()).items as { url: string }[];
+        return items.some((i) => i.url === `${pages.url}/article?entry=1`) && items.some((i) => i.url === `${pages.url}/article?entry=2`);
+      }, 30_000);
+      await row.getByRole("button", { name: "Pause" }).click();
+      await row.getByRole("button", { name: "Resume" }).waitFor();
+      await row.getByRole("button", { name: "Events" }).click();
+      await row.getByRole("list", { name: "Events" }).waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+      server.stop(true);
+    }
+  }, slow);
+
+  inChromium("run an export and download it", async () => {
+    await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?export` } });
+    const { page, errors } = await open("/settings/exports");
+    try {
+      await signIn(page);
+      const form = page.getByRole("form", { name: "New export" });
+      await form.getByLabel("Format").selectOption("json");
+      await form.getByRole("button", { name: "Export" }).click();
+      const link = page.getByRole("link", { name: "Download" }).first();
+      await link.waitFor({ timeout: 30_000 });
+      const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+      const path = await download.path();
+      const body = JSON.parse(await Bun.file(path!).text());
+      expect(JSON.stringify(body)).toContain("Parsing Things Well");
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
     }
   }, slow);
 
