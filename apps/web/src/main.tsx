@@ -10,6 +10,7 @@ import { Reader } from "./screens/Reader.tsx";
 import { Webhooks } from "./screens/Webhooks.tsx";
 import { Sources } from "./screens/Sources.tsx";
 import { Exports } from "./screens/Exports.tsx";
+import { Account } from "./screens/Account.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
 import "./styles.css";
 
@@ -63,7 +64,9 @@ function App() {
         <a href="/settings/exports" onClick={(e) => onLinkClick(e, "/settings/exports")}>
           Exports
         </a>
-        <span class="who">{session.account.email}</span>
+        <a href="/settings/account" class="who" onClick={(e) => onLinkClick(e, "/settings/account")}>
+          {session.account.email}
+        </a>
         <button type="button" onClick={() => void signOut()}>
           Sign out
         </button>
@@ -82,6 +85,8 @@ function App() {
         <Sources />
       ) : path === "/settings/exports" ? (
         <Exports />
+      ) : path === "/settings/account" ? (
+        <Account />
       ) : (
         <Library query={query} />
       )}

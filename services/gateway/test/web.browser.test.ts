@@ -339,6 +339,25 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     }
   }, slow);
 
+  inChromium("the account screen: plan and usage, this session among the others; ending another signs it out", async () => {
+    const other = await trove.api("/api/session", { method: "POST", key: null, json: { email: "alice@example.test", password }, headers: { "user-agent": "Other browser" } });
+    const otherCookie = (other.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const { page, errors } = await open("/settings/account");
+    try {
+      await signIn(page);
+      await page.getByRole("region", { name: "Plan and usage" }).getByText("personal").waitFor();
+      const sessions = page.getByRole("region", { name: "Sessions" });
+      await sessions.getByText("this session").waitFor();
+      const row = sessions.getByRole("listitem").filter({ hasText: "Other browser" });
+      await row.getByRole("button", { name: "Sign out" }).click();
+      await row.waitFor({ state: "detached" });
+      expect((await trove.api("/api/items", { key: null, headers: { cookie: otherCookie } })).status).toBe(401);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
   inChromium("tag and archive from the reader, filter archived items, and search", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
     const { page, errors } = await open(`/items/${saved.id}`);

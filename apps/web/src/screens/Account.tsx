@@ -1,0 +1,94 @@
+// Settings: the account. Plan and usage, the password, and the signed-in sessions (end any of them).
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError } from "../api.ts";
+
+interface Me {
+  plan: string;
+  limitScope: string;
+  linkLimit: number;
+  linkCount: number;
+  linkCountMonth?: number;
+}
+
+interface SessionRow {
+  id: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  userAgent: string | null;
+  address: string | null;
+  current: boolean;
+}
+
+export function Account() {
+  const [me, setMe] = useState<Me | null>(null);
+  const [sessions, setSessions] = useState<SessionRow[] | null>(null);
+  const [status, setStatus] = useState<{ text: string; error: boolean } | null>(null);
+  const loadSessions = () => api<{ sessions: SessionRow[] }>("GET", "/api/sessions").then((r) => setSessions(r.sessions));
+  useEffect(() => {
+    void api<Me>("GET", "/api/me").then(setMe);
+    void loadSessions();
+  }, []);
+
+  const setPassword = async (e: Event) => {
+    e.preventDefault();
+    const element = e.currentTarget as HTMLFormElement;
+    const password = String(new FormData(element).get("password") ?? "");
+    try {
+      await api("POST", "/api/account/password", { password });
+      setStatus({ text: "Password changed; your other sessions were signed out.", error: false });
+      element.reset();
+      await loadSessions();
+    } catch (err) {
+      setStatus({ text: err instanceof ApiError ? err.message : String(err), error: true });
+    }
+  };
+
+  return (
+    <main class="settings">
+      <h1>Account</h1>
+      {me && (
+        <section aria-label="Plan and usage">
+          <h2>Plan and usage</h2>
+          <p>
+            Plan <strong>{me.plan}</strong>: {me.linkCount} of {me.linkLimit} saved links ({me.limitScope === "billing_cycle" ? "this billing cycle" : "in all"}).
+          </p>
+          <progress max={me.linkLimit} value={Math.min(me.linkCount, me.linkLimit)} aria-label="Links used" />
+        </section>
+      )}
+      <section aria-label="Password">
+        <h2>Password</h2>
+        <form class="create-client" onSubmit={(e) => void setPassword(e)} aria-label="Change password">
+          <label>
+            New password
+            <input type="password" name="password" autocomplete="new-password" minLength={10} required />
+          </label>
+          <button type="submit">Change</button>
+        </form>
+        {status && (
+          <p class={status.error ? "error" : "status"} role="status">
+            {status.text}
+          </p>
+        )}
+      </section>
+      <section aria-label="Sessions">
+        <h2>Signed-in sessions</h2>
+        <ul class="clients">
+          {(sessions ?? []).map((s) => (
+            <li key={s.id}>
+              <span class="name">{s.userAgent ?? "Unknown browser"}</span>
+              <span class="meta">
+                {s.current ? "this session · " : ""}signed in {new Date(s.createdAt * 1000).toLocaleString()}
+                {s.address ? ` from ${s.address}` : ""}
+              </span>
+              {!s.current && (
+                <button type="button" class="secondary" onClick={() => void api("POST", "/api/sessions/revoke", { id: s.id }).then(loadSessions)}>
+                  Sign out
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      </section>
+    </main>
+  );
+}
