@@ -49,10 +49,10 @@ try {
       await page.getByLabel("Email").fill("reader@example.test");
       await page.getByLabel("Password").fill(password);
       await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("button", { name: "Sign out" }).waitFor();
+      await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).waitFor();
       for (const [name, path] of screens) {
         await page.goto(trove.url + path);
-        await page.getByRole("button", { name: "Sign out" }).waitFor();
+        await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).waitFor();
         await page.waitForLoadState("networkidle");
         const file = join(out, `${name}-${colorScheme}-${device}.png`);
         await page.screenshot({ path: file });

@@ -53,7 +53,7 @@ async function signIn(page: Page): Promise<void> {
   await page.getByLabel("Email").fill("alice@example.test");
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("button", { name: "Sign out" }).waitFor();
+  await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).waitFor();
 }
 
 const offOrigin = (urls: string[]) => urls.filter((u) => !u.startsWith("data:") && new URL(u).origin !== new URL(trove.url).origin);
@@ -65,8 +65,10 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     pages = startPageServer();
     [trove, browser] = await Promise.all([
       startTrove({
-        // The tests poll the API for what the app did; the app's own requests are few.
+        // The tests poll the API for what the app did; the app's own requests are few. Every test signs in (the
+        // sign-in budget per address is tested in sessions.test.ts).
         TROVE_RATE_LIMIT: "100000",
+        TROVE_SIGN_IN_LIMIT: "1000",
         TROVE_SEED_ACCOUNTS: JSON.stringify([
           { email: "alice@example.test", apiKey: aliceKey, password },
           { email: "bob@example.test", apiKey: bobKey },
@@ -111,7 +113,7 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       await page.reload();
       await page.getByRole("link", { name: "Parsing Things Well" }).waitFor();
 
-      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).click();
       await page.getByRole("form", { name: "Sign in" }).waitFor();
       await page.reload();
       await page.getByRole("form", { name: "Sign in" }).waitFor();
@@ -349,7 +351,7 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       const sessions = page.getByRole("region", { name: "Sessions" });
       await sessions.getByText("this session").waitFor();
       const row = sessions.getByRole("listitem").filter({ hasText: "Other browser" });
-      await row.getByRole("button", { name: "Sign out" }).click();
+      await row.getByRole("button", { name: "End session" }).click();
       await row.waitFor({ state: "detached" });
       expect((await trove.api("/api/items", { key: null, headers: { cookie: otherCookie } })).status).toBe(401);
       expect(errors).toEqual([]);

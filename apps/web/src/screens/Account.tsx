@@ -82,7 +82,7 @@ export function Account() {
               </span>
               {!s.current && (
                 <button type="button" class="secondary" onClick={() => void api("POST", "/api/sessions/revoke", { id: s.id }).then(loadSessions)}>
-                  Sign out
+                  End session
                 </button>
               )}
             </li>
