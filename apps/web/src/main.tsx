@@ -6,11 +6,13 @@ import { navigate, onLinkClick, useLocation } from "./router.ts";
 import { Clients } from "./screens/Clients.tsx";
 import { Library } from "./screens/Library.tsx";
 import { NoteEditor, NoteList } from "./screens/Notes.tsx";
+import { NoteHistory } from "./screens/NoteHistory.tsx";
 import { Reader } from "./screens/Reader.tsx";
 import { Webhooks } from "./screens/Webhooks.tsx";
 import { Sources } from "./screens/Sources.tsx";
 import { Exports } from "./screens/Exports.tsx";
 import { Account } from "./screens/Account.tsx";
+import { Projects } from "./screens/Projects.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
 import "./styles.css";
 
@@ -42,6 +44,7 @@ function App() {
   };
   const item = /^\/items\/([^/]+)$/.exec(path);
   const note = /^\/notes\/([^/]+)$/.exec(path);
+  const history = /^\/notes\/([^/]+)\/history$/.exec(path);
 
   return (
     <>
@@ -51,6 +54,9 @@ function App() {
         </a>
         <a href="/notes" onClick={(e) => onLinkClick(e, "/notes")}>
           Notes
+        </a>
+        <a href="/projects" onClick={(e) => onLinkClick(e, "/projects")}>
+          Projects
         </a>
         <a href="/settings/clients" onClick={(e) => onLinkClick(e, "/settings/clients")}>
           Connected clients
@@ -75,8 +81,12 @@ function App() {
         <Reader id={decodeURIComponent(item[1]!)} />
       ) : note ? (
         <NoteEditor id={decodeURIComponent(note[1]!)} />
+      ) : history ? (
+        <NoteHistory id={decodeURIComponent(history[1]!)} />
       ) : path === "/notes" ? (
         <NoteList />
+      ) : path === "/projects" ? (
+        <Projects query={query} />
       ) : path === "/settings/clients" ? (
         <Clients />
       ) : path === "/settings/webhooks" ? (

@@ -360,6 +360,48 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     }
   }, slow);
 
+  inChromium("a note's history: the diff between two revisions, and restoring an older one as the next revision", async () => {
+    const created = await (await trove.api("/api/notes", { method: "POST", json: { title: "Evolving", bodyMarkdown: "first line\nsecond line" } })).json();
+    await trove.api(`/api/notes/${created.note.id}`, { method: "PATCH", json: { expectedRevision: 1, bodyMarkdown: "first line\nchanged line" } });
+    const { page, errors } = await open(`/notes/${created.note.id}/history`);
+    try {
+      await signIn(page);
+      const changes = page.getByLabel("Changes");
+      await changes.locator(".removed", { hasText: "second line" }).waitFor();
+      await changes.locator(".added", { hasText: "changed line" }).waitFor();
+      await page.getByLabel("To revision").selectOption("1");
+      await page.getByRole("button", { name: "Restore revision 1" }).click();
+      await page.waitForURL(new RegExp(`/notes/${created.note.id}$`));
+      await page.getByText("revision 3").waitFor();
+      expect((await (await trove.api(`/api/notes/${created.note.id}`)).json()).note).toMatchObject({ currentRevision: 3, bodyMarkdown: "first line\nsecond line" });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
+  inChromium("projects and a repository's context brief; the reader's own note and its connected notes", async () => {
+    await trove.api("/api/projects", { method: "POST", json: { name: "Parser project", repositories: ["github.com/example/parser"] } });
+    const note = await (await trove.api("/api/notes", { method: "POST", json: { title: "Parser decisions", bodyMarkdown: "We descend recursively.", repository: "github.com/example/parser" } })).json();
+    const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?projects` } })).json();
+    await trove.api(`/api/notes/${note.note.id}/item-links`, { method: "POST", json: { itemId: saved.id } });
+    const { page, errors } = await open("/projects");
+    try {
+      await signIn(page);
+      await page.getByRole("link", { name: "github.com/example/parser" }).click();
+      const brief = page.getByRole("region", { name: "Context brief" });
+      await brief.getByRole("link", { name: "Parser decisions" }).waitFor();
+      await page.goto(`${trove.url}/items/${saved.id}`);
+      await page.getByRole("navigation", { name: "Connected notes" }).getByRole("link", { name: "Parser decisions" }).waitFor();
+      await page.getByLabel("Your note").fill("Compare with the Pratt parser.");
+      await page.getByLabel("Your note").blur();
+      await eventually(async () => (await (await trove.api(`/api/items/${saved.id}`)).json()).notes === "Compare with the Pratt parser.");
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
   inChromium("tag and archive from the reader, filter archived items, and search", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
     const { page, errors } = await open(`/items/${saved.id}`);

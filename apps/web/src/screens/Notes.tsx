@@ -177,6 +177,9 @@ export function NoteEditor({ id }: { id: string }) {
         <div class="actions">
           <button type="submit">Save</button>
           <span class="meta">revision {base.currentRevision}</span>
+          <a href={`/notes/${id}/history`} onClick={(e) => onLinkClick(e, `/notes/${id}/history`)}>
+            History
+          </a>
           {status && <span role="status">{status}</span>}
         </div>
       </form>

@@ -11,6 +11,8 @@ interface Item {
   url: string;
   status: string;
   tags: string[];
+  notes: string;
+  connectedNotes?: { id: string; title: string; relation: string }[];
   contentAvailable: boolean;
   contentExtractError: string | null;
 }
@@ -75,6 +77,10 @@ export function Reader({ id }: { id: string }) {
     getSelection()?.removeAllRanges();
     await loadHighlights();
   };
+  const setNotes = async (notes: string) => {
+    await api("POST", `/api/items/${encodeURIComponent(id)}`, { notes });
+    setItem({ ...item, notes });
+  };
   const archive = async () => {
     await api("POST", `/api/items/${encodeURIComponent(id)}`, { archived: item.status !== "archived" });
     navigate("/");
@@ -104,6 +110,23 @@ export function Reader({ id }: { id: string }) {
           </button>
         </div>
       </header>
+      <label class="item-note">
+        Your note
+        <textarea name="notes" rows={2} defaultValue={item.notes} onChange={(e) => void setNotes(e.currentTarget.value)} placeholder="A note of your own on this page" />
+      </label>
+      {item.connectedNotes && item.connectedNotes.length > 0 && (
+        <nav class="connected" aria-label="Connected notes">
+          Notes on this page:{" "}
+          {item.connectedNotes.map((n, i) => (
+            <>
+              {i > 0 && ", "}
+              <a href={`/notes/${n.id}`} onClick={(e) => onLinkClick(e, `/notes/${n.id}`)}>
+                {n.title}
+              </a>
+            </>
+          ))}
+        </nav>
+      )}
       {item.contentExtractError && <p class="error">The page's text could not be read: {item.contentExtractError}</p>}
       <article class="content" ref={content} onMouseUp={() => setPicked(content.current ? selectionIn(content.current) : null)} onKeyUp={() => setPicked(content.current ? selectionIn(content.current) : null)} />
       {picked && (
