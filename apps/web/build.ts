@@ -4,8 +4,10 @@
 import { join } from "node:path";
 
 export interface WebAsset {
-  body: Uint8Array;
+  body: Uint8Array<ArrayBuffer>;
   contentType: string;
+  /** The gzipped body, made by the server on first request. */
+  gzip?: Uint8Array<ArrayBuffer>;
 }
 
 export interface WebApp {

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Elysia } from "elysia";
 import { routeNotFound } from "./errors.ts";
+import { encodedBody } from "./static-files.ts";
 
 export const docsPath = "/api/docs";
 const assetsPath = `${docsPath}/assets`;
@@ -98,11 +99,7 @@ export function docsUi(options: { title: string }) {
         set.headers["content-type"] = found.contentType;
         set.headers["cache-control"] = "public, max-age=31536000, immutable";
         // Scripts and styles shrink to about a quarter gzipped; the PNG is compressed already.
-        if (!found.contentType.startsWith("text/")) return found.body;
-        set.headers["vary"] = "accept-encoding";
-        if (!/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) return found.body;
-        set.headers["content-encoding"] = "gzip";
-        return (found.gzip ??= Bun.gzipSync(found.body));
+        return encodedBody(found, request, set.headers);
       },
       hidden,
     );

@@ -4,6 +4,7 @@
 import { assetsPrefix, buildWebApp, type WebApp } from "@trove/web";
 import { AppError } from "@trove/errors";
 import { routeNotFound } from "./errors.ts";
+import { encodedBody } from "./static-files.ts";
 
 /** The app loads only from its own origin; article images may come from anywhere, lazily. */
 export const appContentSecurityPolicy = [
@@ -48,9 +49,9 @@ export function webRoutes() {
   const asset = async (ctx: { request: Request; path: string; set: { headers: Record<string, unknown> } }) => {
     const file = (await app()).assets.get(ctx.path.slice(assetsPrefix.length));
     if (!file) throw routeNotFound(ctx.request.method, ctx.path);
-    return new Response(file.body, {
-      headers: headersOf(ctx.set.headers, { "content-type": file.contentType, "cache-control": "public, max-age=31536000, immutable" }),
-    });
+    const extra: Record<string, unknown> = { "content-type": file.contentType, "cache-control": "public, max-age=31536000, immutable" };
+    const body = encodedBody(file, ctx.request, extra);
+    return new Response(body, { headers: headersOf(ctx.set.headers, extra as Record<string, string>) });
   };
 
   return { shell, asset, assetsPattern: `${assetsPrefix}*` };
