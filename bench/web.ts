@@ -4,14 +4,12 @@
 // and then of 10,000 items (the saved pages copied in SQL).
 //   bun run bench:web            print the table
 //   bun run bench:web --write    also replace "## Web app: first load and the library" in docs/benchmarks.md
-import { existsSync } from "node:fs";
-import { chromium, type BrowserContext } from "playwright-core";
-import { aliceKey, startTrove } from "@trove/testing";
+import type { BrowserContext } from "playwright-core";
+import { aliceKey, chromiumInstalled, chromiumPath, launchChromium, startTrove } from "@trove/testing";
 import { copyToSize, corpusPages, loadThroughApi } from "./library.ts";
 import { machineLine, quantile, today, writeSection } from "./report.ts";
 
-const chromiumPath = "/usr/bin/chromium";
-if (!existsSync(chromiumPath)) {
+if (!chromiumInstalled) {
   console.error(`bench:web: ${chromiumPath} is missing (apt-get install -y chromium)`);
   process.exit(2);
 }
@@ -25,10 +23,7 @@ const trove = await startTrove({
   TROVE_SIGN_IN_LIMIT: "1000000",
   TROVE_SEED_ACCOUNTS: JSON.stringify([{ email: "alice@example.test", apiKey: aliceKey, password }]),
 });
-const browser = await chromium.launch({
-  executablePath: chromiumPath,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launchChromium();
 
 interface Load {
   ms: number;

@@ -1,13 +1,11 @@
 // `bun run screenshots`: PNGs of the web app's main screens, light and dark, at a desktop's and a phone's width,
 // into docs/screenshots/ (for review and the README). It runs a Trove of its own (in this process, on PGlite),
 // fills it from a local page server, and drives Debian's Chromium (/usr/bin/chromium) through playwright-core.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { aliceKey, repoRoot, startPageServer, startTrove } from "@trove/testing";
+import { aliceKey, chromiumInstalled, chromiumPath, launchChromium, repoRoot, startPageServer, startTrove } from "@trove/testing";
 
-const chromiumPath = "/usr/bin/chromium";
-if (!existsSync(chromiumPath)) {
+if (!chromiumInstalled) {
   console.error(`screenshots: ${chromiumPath} is missing (apt-get install -y chromium)`);
   process.exit(2);
 }
@@ -21,10 +19,7 @@ const trove = await startTrove({
   TROVE_RATE_LIMIT: "100000",
   TROVE_SEED_ACCOUNTS: JSON.stringify([{ email: "reader@example.test", apiKey: aliceKey, password }]),
 });
-const browser = await chromium.launch({
-  executablePath: chromiumPath,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launchChromium();
 try {
   const api = (path: string, json?: unknown) => trove.api(path, json === undefined ? {} : { method: "POST", json }).then((r) => r.json());
   const saved = [];

@@ -6,3 +6,4 @@ export * from "./topology.ts";
 export * from "./pages.ts";
 export * from "./keys.ts";
 export * from "./webhooks.ts";
+export * from "./browser.ts";

@@ -2,28 +2,13 @@
 // Trove. Every request the page makes and every Content-Security-Policy violation is recorded: none may leave the
 // origin, and the page must show the API. Where /usr/bin/chromium is missing the suite is a registered skip that
 // says so (.ci/run installs Chromium when it can).
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { startTrove, type TestTrove } from "@trove/testing";
+import type { Browser, Page } from "playwright-core";
+import { chromiumInstalled as installed, chromiumPath, launchChromium, startTrove, type TestTrove } from "@trove/testing";
 
 // Code passed to page.evaluate runs in the browser; the project type-checks without the DOM library.
 declare const document: any;
 declare const window: any;
-
-const chromiumPath = "/usr/bin/chromium";
-const installed = existsSync(chromiumPath);
-const flags = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  // Nothing but the test Trove's address resolves: even a page bug could not reach past loopback.
-  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-];
 
 // Starting Chromium and parsing the 1.7 MB bundle takes seconds on a busy machine: past bun's 5 s default.
 const slow = 60_000;
@@ -67,7 +52,7 @@ describe(
   () => {
     beforeAll(async () => {
       if (!installed) return;
-      [trove, browser] = await Promise.all([startTrove(), chromium.launch({ executablePath: chromiumPath, args: flags })]);
+      [trove, browser] = await Promise.all([startTrove(), launchChromium()]);
     }, slow);
     afterAll(async () => {
       await browser?.close();

@@ -2,25 +2,23 @@
 // page server. Sign in, save a page and read it, tag and archive it, search, reload and stay signed in, sign out;
 // the app loads nothing from outside its origin. Where /usr/bin/chromium is missing the suite is a registered
 // skip that says so (.ci/run installs Chromium when it can).
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
-import { aliceKey, bobKey, eventually, startPageServer, startTrove, startWebhookReceiver, type PageServer, type TestTrove } from "@trove/testing";
+import {
+  aliceKey,
+  bobKey,
+  chromiumInstalled as installed,
+  chromiumPath,
+  eventually,
+  launchChromium,
+  startPageServer,
+  startTrove,
+  startWebhookReceiver,
+  type PageServer,
+  type TestTrove,
+} from "@trove/testing";
 
-const chromiumPath = "/usr/bin/chromium";
-const installed = existsSync(chromiumPath);
-const flags = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  // Nothing but loopback resolves: even a bug in the app could not reach past this machine.
-  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-];
 const slow = 60_000;
 const password = "alice's browser passphrase";
 
@@ -74,7 +72,7 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
           { email: "bob@example.test", apiKey: bobKey },
         ]),
       }),
-      chromium.launch({ executablePath: chromiumPath, args: flags }),
+      launchChromium(),
     ]);
   }, slow);
   afterAll(async () => {

@@ -41,13 +41,13 @@ describe("the web app's files", () => {
     }
     const missing = await fetch(`${trove.url}/app/main-nothere.js`);
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error).toBe("not_found");
+    expect(((await missing.json()) as { error: string }).error).toBe("not_found");
   });
 
   test("unknown API paths and other methods keep the JSON 404", async () => {
     for (const [method, path] of [["GET", "/api/nope"], ["GET", "/api"], ["POST", "/"], ["POST", "/items/x"], ["DELETE", "/settings"]] as const) {
       const res = await fetch(trove.url + path, { method });
-      expect({ method, path, status: res.status, error: (await res.json()).error }).toEqual({ method, path, status: 404, error: "not_found" });
+      expect({ method, path, status: res.status, error: ((await res.json()) as { error: string }).error }).toEqual({ method, path, status: 404, error: "not_found" });
     }
   });
 });
