@@ -400,6 +400,39 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     }
   }, slow);
 
+  inChromium("select items in the library to tag, archive or delete them together", async () => {
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) ids.push((await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?bulk=${n}` } })).json()).id);
+    const { page, errors } = await open("/");
+    try {
+      await signIn(page);
+      const pick = (id: string) => page.locator(`li:has(a[href="/items/${id}"]) input.pick`);
+      await pick(ids[0]!).check();
+      await pick(ids[1]!).check();
+      const bar = page.getByRole("toolbar", { name: "Selected items" });
+      await bar.getByText("2 selected").waitFor();
+      await bar.getByLabel("Tag to add").fill("batch");
+      await bar.getByRole("button", { name: "Add tag" }).click();
+      await eventually(async () => {
+        const tags = await Promise.all(ids.map(async (id) => (await (await trove.api(`/api/items/${id}`)).json()).tags as string[]));
+        return tags[0]!.includes("batch") && tags[1]!.includes("batch") && !tags[2]!.includes("batch");
+      });
+      await pick(ids[0]!).check();
+      await pick(ids[1]!).check();
+      await page.getByRole("toolbar", { name: "Selected items" }).getByRole("button", { name: "Archive" }).click();
+      await page.locator(`a[href="/items/${ids[0]}"]`).waitFor({ state: "detached" });
+      expect((await (await trove.api(`/api/items/${ids[1]}`)).json()).status).toBe("archived");
+      page.once("dialog", (d) => void d.accept());
+      await pick(ids[2]!).check();
+      await page.getByRole("toolbar", { name: "Selected items" }).getByRole("button", { name: "Delete" }).click();
+      await page.locator(`a[href="/items/${ids[2]}"]`).waitFor({ state: "detached" });
+      expect((await trove.api(`/api/items/${ids[2]}`)).status).toBe(404);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
   inChromium("tag and archive from the reader, filter archived items, and search", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
     const { page, errors } = await open(`/items/${saved.id}`);

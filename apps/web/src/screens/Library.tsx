@@ -26,6 +26,7 @@ export function Library({ query }: { query: URLSearchParams }) {
   const [count, setCount] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
 
   const [help, setHelp] = useState(false);
   // j/k move between items, Enter opens one (the link has focus), / goes to the search box, ? lists the keys.
@@ -60,6 +61,7 @@ export function Library({ query }: { query: URLSearchParams }) {
         if (stale) return;
         setItems(page.items);
         setCount(page.count);
+        setSelected(new Set());
       })
       .catch((err) => !stale && setError(err instanceof Error ? err.message : String(err)));
     return () => void (stale = true);
@@ -125,9 +127,22 @@ export function Library({ query }: { query: URLSearchParams }) {
       ) : (
         <>
           <p class="count">{count} items</p>
+          {selected.size > 0 && <BulkBar ids={[...selected]} onDone={() => setReload((n) => n + 1)} />}
           <ul class="items">
             {items.map((item) => (
               <li key={item.id}>
+                <input
+                  type="checkbox"
+                  class="pick"
+                  aria-label={`Select ${item.title || item.url}`}
+                  checked={selected.has(item.id)}
+                  onChange={(e) => {
+                    const next = new Set(selected);
+                    if (e.currentTarget.checked) next.add(item.id);
+                    else next.delete(item.id);
+                    setSelected(next);
+                  }}
+                />
                 <a href={`/items/${item.id}`} onClick={(e) => onLinkClick(e, `/items/${item.id}`)}>
                   {item.title || item.url}
                 </a>
@@ -142,6 +157,54 @@ export function Library({ query }: { query: URLSearchParams }) {
         </>
       )}
     </main>
+  );
+}
+
+// What to do with the selected items: archive, mark processed, add a tag, delete (after a confirmation).
+function BulkBar({ ids, onDone }: { ids: string[]; onDone: () => void }) {
+  const [tag, setTag] = useState("");
+  const [message, setMessage] = useState<string | null>(null);
+  const run = async (what: () => Promise<unknown>) => {
+    try {
+      await what();
+      onDone();
+    } catch (err) {
+      setMessage(err instanceof ApiError ? err.message : String(err));
+    }
+  };
+  const addTag = () =>
+    run(() =>
+      Promise.all(
+        ids.map(async (id) => {
+          const item = await api<{ tags: string[] }>("GET", `/api/items/${id}`);
+          await api("POST", `/api/items/${id}`, { tags: [...new Set([...item.tags, tag.trim()])] });
+        }),
+      ),
+    );
+  return (
+    <div class="bulk" role="toolbar" aria-label="Selected items">
+      <span>{ids.length} selected</span>
+      <button type="button" class="secondary" onClick={() => void run(() => api("POST", "/api/items/archive", { ids }))}>
+        Archive
+      </button>
+      <button type="button" class="secondary" onClick={() => void run(() => api("POST", "/api/items/mark-processed", { ids }))}>
+        Mark processed
+      </button>
+      <label class="inline">
+        <input name="bulk-tag" placeholder="tag" value={tag} onInput={(e) => setTag(e.currentTarget.value)} aria-label="Tag to add" />
+      </label>
+      <button type="button" class="secondary" disabled={!tag.trim()} onClick={() => void addTag()}>
+        Add tag
+      </button>
+      <button type="button" class="secondary" onClick={() => confirm(`Delete ${ids.length} items for good?`) && void run(() => api("POST", "/api/items/delete", { ids }))}>
+        Delete
+      </button>
+      {message && (
+        <span class="error" role="alert">
+          {message}
+        </span>
+      )}
+    </div>
   );
 }
 
