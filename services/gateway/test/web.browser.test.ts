@@ -433,6 +433,26 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     }
   }, slow);
 
+  inChromium("past 100 items the library pages on with More", async () => {
+    const html = (n: number) => `<html><head><title>Paged ${n}</title></head><body><article><h1>Paged ${n}</h1><p>Paged item number ${n}, with a sentence of text to keep.</p></article></body></html>`;
+    const have = (await (await trove.api("/api/items?limit=1")).json()).count as number;
+    for (let n = 0; have + n < 105; n++) await trove.api("/api/ingest", { method: "POST", json: { url: `https://paged.example.test/${n}`, html: html(n) } });
+    const { page, errors } = await open("/");
+    try {
+      await signIn(page);
+      await page.locator("ul.items li").nth(99).waitFor();
+      expect(await page.locator("ul.items li").count()).toBe(100);
+      const total = (await (await trove.api("/api/items?limit=1")).json()).count as number;
+      await page.getByRole("button", { name: `More (${total - 100} left)` }).click();
+      await page.locator("ul.items li").nth(total - 1).waitFor();
+      expect(await page.locator("ul.items li").count()).toBe(total);
+      expect(await page.getByRole("button", { name: /^More/ }).count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
   inChromium("tag and archive from the reader, filter archived items, and search", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
     const { page, errors } = await open(`/items/${saved.id}`);

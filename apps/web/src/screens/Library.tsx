@@ -13,6 +13,9 @@ interface Item {
   contentExtractError: string | null;
 }
 
+// Items per request; "More" asks for the next page.
+const PAGE = 100;
+
 const statuses = [
   { value: "", label: "Unread and flagged" },
   { value: "archived", label: "Archived" },
@@ -51,12 +54,16 @@ export function Library({ query }: { query: URLSearchParams }) {
     return () => removeEventListener("keydown", onKey);
   }, []);
 
-  useEffect(() => {
-    let stale = false;
-    const params = new URLSearchParams({ limit: "100" });
+  // One page of the list from `offset`: the first replaces what is shown, the next ones ("More") add to it.
+  const fetchPage = (offset: number) => {
+    const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
     if (status) params.set("status", status);
     if (q) params.set("q", q);
-    api<{ items: Item[]; count: number }>("GET", `${q ? "/api/items/search" : "/api/items"}?${params}`)
+    return api<{ items: Item[]; count: number }>("GET", `${q ? "/api/items/search" : "/api/items"}?${params}`);
+  };
+  useEffect(() => {
+    let stale = false;
+    fetchPage(0)
       .then((page) => {
         if (stale) return;
         setItems(page.items);
@@ -66,6 +73,11 @@ export function Library({ query }: { query: URLSearchParams }) {
       .catch((err) => !stale && setError(err instanceof Error ? err.message : String(err)));
     return () => void (stale = true);
   }, [q, status, reload]);
+  const more = async () => {
+    const page = await fetchPage(items?.length ?? 0);
+    setItems([...(items ?? []), ...page.items]);
+    setCount(page.count);
+  };
 
   const go = (next: { q?: string; status?: string }) => {
     const params = new URLSearchParams();
@@ -154,6 +166,11 @@ export function Library({ query }: { query: URLSearchParams }) {
               </li>
             ))}
           </ul>
+          {items.length < count && (
+            <button type="button" class="secondary more" onClick={() => void more()}>
+              More ({count - items.length} left)
+            </button>
+          )}
         </>
       )}
     </main>
