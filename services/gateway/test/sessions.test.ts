@@ -110,7 +110,9 @@ describe("the session cookie", () => {
     const missing = await asBrowser(s, "/api/ingest", { method: "POST", json, csrf: null });
     expect(missing.status).toBe(403);
     expect((await missing.json()).error).toBe("csrf_failed");
-    const wrong = await asBrowser(s, "/api/ingest", { method: "POST", json, csrf: `${s.csrf.slice(0, -1)}x` });
+    // One character off (never the same character: the token is random base64url).
+    const off = s.csrf.endsWith("x") ? "y" : "x";
+    const wrong = await asBrowser(s, "/api/ingest", { method: "POST", json, csrf: `${s.csrf.slice(0, -1)}${off}` });
     expect(wrong.status).toBe(403);
     const other = await signIn({ email: "alice@example.test", password: alicePassword });
     expect((await asBrowser(s, "/api/ingest", { method: "POST", json, csrf: other.csrf })).status).toBe(403);
