@@ -98,7 +98,7 @@ try {
   const section = [
     `## Web app: first load and the library (${today()})`,
     "",
-    `\`bun run bench:web\`: Debian's Chromium (headless) against a Trove in the bench's process (PGlite), signed in by cookie; the library screen from navigation until its first item link is on screen, ${RUNS} times each: cold (a fresh profile, nothing cached) and warm (a reload; the hashed script and stylesheet come from the cache, the shell and the API answers do not). The library held ${loaded.items.length} real pages saved through the API, then 10,000 items (the pages copied in SQL, ${grown.seconds.toFixed(1)} s). Bytes: response headers and bodies as Chromium counts them (uncompressed: the gateway sends no compression on loopback), median run.`,
+    `\`bun run bench:web\`: Debian's Chromium (headless) against a Trove in the bench's process (PGlite), signed in by cookie; the library screen from navigation until its first item link is on screen, ${RUNS} times each: cold (a fresh profile, nothing cached) and warm (a reload; the hashed script and stylesheet come from the cache, the shell and the API answers do not). The library held ${loaded.items.length} real pages saved through the API, then 10,000 items (the pages copied in SQL, ${grown.seconds.toFixed(1)} s). Bytes: response headers and bodies as they came over the wire (the script and stylesheet gzipped; the shell and the API's JSON are not), median run.`,
     "",
     "| library | time to first items, median | slowest | bytes | requests |",
     "|---|---:|---:|---:|---:|",
