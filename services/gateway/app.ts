@@ -133,8 +133,9 @@ export function createGatewayApp(deps: GatewayDeps) {
         }
         state.caller = check.caller;
         state.badKey = state.caller === null;
-      } else if (deps.sessions) {
-        // No bearer key: the browser's session cookie, if any, stands for the account's personal key. Its writes
+      } else if (deps.sessions && new URL(request.url).pathname.startsWith("/api/")) {
+        // No bearer key: the browser's session cookie, if any, stands for the account's personal key (on the API:
+        // the app's shell and assets need no credential, so their requests cost no session lookup). Its writes
         // must carry the session's CSRF token (a cross-site form cannot send the header, nor read the token).
         state.sessionToken = cookieValue(request.headers.get("cookie"), sessionCookie);
         const session = state.sessionToken ? await deps.sessions.authenticate(state.sessionToken) : null;
