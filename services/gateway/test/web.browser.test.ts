@@ -453,6 +453,39 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     }
   }, slow);
 
+  inChromium("filter the library by tags, collection and date; the filters live in the address", async () => {
+    const html = (t: string) => `<html><head><title>${t}</title></head><body><article><h1>${t}</h1><p>${t} has a paragraph of its own to keep.</p></article></body></html>`;
+    const red = (await (await trove.api("/api/ingest", { method: "POST", json: { url: "https://filters.example.test/red", html: html("Red filter item") } })).json()).id;
+    const blue = (await (await trove.api("/api/ingest", { method: "POST", json: { url: "https://filters.example.test/blue", html: html("Blue filter item") } })).json()).id;
+    const shelf = (await (await trove.api("/api/collections", { method: "POST", json: { name: "Shelf" } })).json()).collection.id;
+    await trove.api(`/api/items/${red}`, { method: "POST", json: { tags: ["red-tag"] } });
+    await trove.api(`/api/items/${blue}`, { method: "POST", json: { tags: ["blue-tag"], collectionIds: [shelf] } });
+    const { page, errors } = await open("/");
+    try {
+      await signIn(page);
+      await page.getByText("More filters").click();
+      await page.getByLabel("Tags").fill("red-tag");
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.waitForURL(/tags=red-tag/);
+      await page.locator(`a[href="/items/${red}"]`).waitFor();
+      expect(await page.locator(`a[href="/items/${blue}"]`).count()).toBe(0);
+      await page.getByLabel("Tags").fill("");
+      await page.getByLabel("Collection").selectOption(shelf);
+      await page.getByRole("button", { name: "Apply" }).click();
+      await page.waitForURL(new RegExp(`collection=${shelf}`));
+      await page.locator(`a[href="/items/${blue}"]`).waitFor();
+      expect(await page.locator("ul.items li").count()).toBe(1);
+      // Back undoes the last filter.
+      await page.goBack();
+      await page.locator(`a[href="/items/${red}"]`).waitFor();
+      await page.goto(`${trove.url}/?since=2999-01-01`);
+      await page.getByText("Nothing matches.").waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
   inChromium("tag and archive from the reader, filter archived items, and search", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
     const { page, errors } = await open(`/items/${saved.id}`);

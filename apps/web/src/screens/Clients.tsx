@@ -2,6 +2,7 @@
 // with a copy button), see the live ones, revoke one.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { ShownOnce } from "../components/ShownOnce.tsx";
 
 interface Client {
   id: string;
@@ -16,7 +17,6 @@ export function Clients() {
   const [clients, setClients] = useState<Client[] | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
 
   const load = () => api<{ clients: Client[] }>("GET", "/api/connected-clients").then((r) => setClients(r.clients), (e) => setError(String(e.message ?? e)));
   useEffect(() => void load(), []);
@@ -33,7 +33,6 @@ export function Clients() {
         ...(tags.length ? { scope: { tagSlugs: tags } } : {}),
       });
       setCreated({ name: res.client.name, key: res.apiKey });
-      setCopied(false);
       setError(null);
       element.reset();
       await load();
@@ -51,30 +50,7 @@ export function Clients() {
     <main class="settings">
       <h1>Connected clients</h1>
       <p class="meta">Keys for other programs (scripts, AI agents, apps). Each acts for you within its access and scope.</p>
-      {created && (
-        <section class="new-key" role="status" aria-label="New key">
-          <p>
-            The key for <strong>{created.name}</strong>. It is shown this once: copy it now.
-          </p>
-          <code>{created.key}</code>
-          <div class="actions">
-            <button
-              type="button"
-              onClick={() =>
-                void navigator.clipboard.writeText(created.key).then(
-                  () => setCopied(true),
-                  () => setCopied(false),
-                )
-              }
-            >
-              {copied ? "Copied" : "Copy"}
-            </button>
-            <button type="button" class="secondary" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-        </section>
-      )}
+      {created && <ShownOnce key={created.key} label="New key" what="key" name={created.name} value={created.key} onDone={() => setCreated(null)} />}
       <form class="create-client" onSubmit={(e) => void create(e)} aria-label="New connected client">
         <label>
           Name

@@ -1,4 +1,6 @@
-// The library: save a URL, search, filter by status, and the items newest first; an item opens in the reader.
+// The library: save a URL, search, filter (status, tags, collection, source, dates), and the items newest first;
+// an item opens in the reader. The filters live in the address, so a filtered view can be bookmarked and the back
+// button undoes a filter.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { navigate, onLinkClick } from "../router.ts";
@@ -13,6 +15,9 @@ interface Item {
   contentExtractError: string | null;
 }
 
+const filterKeys = ["q", "status", "tags", "collection", "source", "since", "until"] as const;
+type FilterKey = (typeof filterKeys)[number];
+
 // Items per request; "More" asks for the next page.
 const PAGE = 100;
 
@@ -25,6 +30,11 @@ const statuses = [
 export function Library({ query }: { query: URLSearchParams }) {
   const q = query.get("q") ?? "";
   const status = query.get("status") ?? "";
+  const filters = Object.fromEntries(filterKeys.map((k) => [k, query.get(k) ?? ""])) as Record<FilterKey, string>;
+  const [collections, setCollections] = useState<{ id: string; name: string }[]>([]);
+  useEffect(() => {
+    api<{ collections: { id: string; name: string }[] }>("GET", "/api/collections").then((r) => setCollections(r.collections), () => {});
+  }, []);
   const [items, setItems] = useState<Item[] | null>(null);
   const [count, setCount] = useState(0);
   const [error, setError] = useState<string | null>(null);
@@ -57,8 +67,7 @@ export function Library({ query }: { query: URLSearchParams }) {
   // One page of the list from `offset`: the first replaces what is shown, the next ones ("More") add to it.
   const fetchPage = (offset: number) => {
     const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
-    if (status) params.set("status", status);
-    if (q) params.set("q", q);
+    for (const k of filterKeys) if (filters[k]) params.set(k, filters[k]);
     return api<{ items: Item[]; count: number }>("GET", `${q ? "/api/items/search" : "/api/items"}?${params}`);
   };
   useEffect(() => {
@@ -72,19 +81,19 @@ export function Library({ query }: { query: URLSearchParams }) {
       })
       .catch((err) => !stale && setError(err instanceof Error ? err.message : String(err)));
     return () => void (stale = true);
-  }, [q, status, reload]);
+  }, [query.toString(), reload]);
   const more = async () => {
     const page = await fetchPage(items?.length ?? 0);
     setItems([...(items ?? []), ...page.items]);
     setCount(page.count);
   };
 
-  const go = (next: { q?: string; status?: string }) => {
+  const go = (next: Partial<Record<FilterKey, string>>) => {
     const params = new URLSearchParams();
-    const nq = next.q ?? q;
-    const ns = next.status ?? status;
-    if (nq) params.set("q", nq);
-    if (ns) params.set("status", ns);
+    for (const k of filterKeys) {
+      const v = (next[k] ?? filters[k]).trim();
+      if (v) params.set(k, v);
+    }
     navigate(params.size ? `/?${params}` : "/");
   };
 
@@ -111,7 +120,8 @@ export function Library({ query }: { query: URLSearchParams }) {
         role="search"
         onSubmit={(e) => {
           e.preventDefault();
-          go({ q: String(new FormData(e.currentTarget).get("q") ?? "") });
+          const form = new FormData(e.currentTarget);
+          go(Object.fromEntries(filterKeys.filter((k) => k !== "status").map((k) => [k, String(form.get(k) ?? "")])));
         }}
       >
         <label>
@@ -126,6 +136,35 @@ export function Library({ query }: { query: URLSearchParams }) {
             ))}
           </select>
         </label>
+        <details class="more-filters" open={filterKeys.some((k) => k !== "q" && k !== "status" && filters[k])}>
+          <summary>More filters</summary>
+          <label>
+            Tags
+            <input name="tags" defaultValue={filters.tags} placeholder="any of: tag, another" />
+          </label>
+          <label>
+            Collection
+            <select name="collection" defaultValue={filters.collection}>
+              <option value="">Any</option>
+              {collections.map((c) => (
+                <option value={c.id}>{c.name}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Source
+            <input name="source" defaultValue={filters.source} placeholder="a website or capture source" />
+          </label>
+          <label>
+            Saved since
+            <input type="date" name="since" defaultValue={filters.since} />
+          </label>
+          <label>
+            Saved before
+            <input type="date" name="until" defaultValue={filters.until} />
+          </label>
+          <button type="submit">Apply</button>
+        </details>
       </form>
       {error && (
         <p class="error" role="alert">
@@ -135,7 +174,7 @@ export function Library({ query }: { query: URLSearchParams }) {
       {items === null ? (
         <p aria-busy="true">Loading…</p>
       ) : items.length === 0 ? (
-        <p class="empty">{q ? "Nothing matches." : "Nothing saved yet: paste a URL above."}</p>
+        <p class="empty">{filterKeys.some((k) => filters[k]) ? "Nothing matches." : "Nothing saved yet: paste a URL above."}</p>
       ) : (
         <>
           <p class="count">{count} items</p>

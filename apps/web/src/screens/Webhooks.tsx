@@ -3,6 +3,7 @@
 // their status and next attempt.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { ShownOnce } from "../components/ShownOnce.tsx";
 
 interface Endpoint {
   id: string;
@@ -63,22 +64,7 @@ export function Webhooks() {
     <main class="settings">
       <h1>Webhooks</h1>
       <p class="meta">Trove tells these addresses about every change, signed with the endpoint's secret.</p>
-      {secret && (
-        <section class="new-key" role="status" aria-label="New secret">
-          <p>
-            The signing secret for <strong>{secret.name}</strong>. It is shown this once: copy it now.
-          </p>
-          <code>{secret.secret}</code>
-          <div class="actions">
-            <button type="button" onClick={() => void navigator.clipboard.writeText(secret.secret)}>
-              Copy
-            </button>
-            <button type="button" class="secondary" onClick={() => setSecret(null)}>
-              Done
-            </button>
-          </div>
-        </section>
-      )}
+      {secret && <ShownOnce key={secret.secret} label="New secret" what="signing secret" name={secret.name} value={secret.secret} onDone={() => setSecret(null)} />}
       <form class="create-client" onSubmit={create} aria-label="New webhook">
         <label>
           Name
