@@ -417,6 +417,8 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
         const tags = await Promise.all(ids.map(async (id) => (await (await trove.api(`/api/items/${id}`)).json()).tags as string[]));
         return tags[0]!.includes("batch") && tags[1]!.includes("batch") && !tags[2]!.includes("batch");
       });
+      // The list is read again after an action, and the selection cleared: pick again once that is done.
+      await bar.waitFor({ state: "detached" });
       await pick(ids[0]!).check();
       await pick(ids[1]!).check();
       await page.getByRole("toolbar", { name: "Selected items" }).getByRole("button", { name: "Archive" }).click();
