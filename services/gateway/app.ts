@@ -33,6 +33,7 @@ import { RateLimiter } from "./ratelimit.ts";
 import { checkText } from "./text-guard.ts";
 import { mcpHandler, mcpPath } from "./mcp.ts";
 import { webRoutes } from "./web.ts";
+import { withHeaders } from "./headers.ts";
 import { supportedVersions, versionHeaders } from "./versioning.ts";
 
 /** Resolves a bearer key (sent from address `from`) to its caller, null for an unknown or revoked key, or refuses. */
@@ -391,13 +392,6 @@ function routeOptions(name: OperationName, op: Operation) {
       description: op.permission ? `Needs \`${op.permission}\`. Bus subject \`${subject}\`.` : "No credential needed.",
     },
   };
-}
-
-function withHeaders(set: Record<string, unknown>, extra: Record<string, string>): Headers {
-  const out = new Headers();
-  for (const [k, v] of Object.entries(set)) if (typeof v === "string") out.set(k, v);
-  for (const [k, v] of Object.entries(extra)) out.set(k, v);
-  return out;
 }
 
 /** The alternate media type an Accept header names (before any JSON it also names), or undefined for JSON. */

@@ -5,6 +5,7 @@ import { assetsPrefix, buildWebApp, type WebApp } from "@trove/web";
 import { AppError } from "@trove/errors";
 import { routeNotFound } from "./errors.ts";
 import { encodedBody } from "./static-files.ts";
+import { withHeaders } from "./headers.ts";
 
 /** The app loads only from its own origin; article images may come from anywhere, lazily. */
 export const appContentSecurityPolicy = [
@@ -37,7 +38,7 @@ export function webRoutes() {
     if (ctx.path === "/api" || ctx.path.startsWith("/api/")) throw routeNotFound(ctx.request.method, ctx.path);
     const { shell: html } = await app();
     return new Response(html, {
-      headers: headersOf(ctx.set.headers, {
+      headers: withHeaders(ctx.set.headers, {
         "content-type": "text/html; charset=utf-8",
         "cache-control": "no-cache",
         "content-security-policy": appContentSecurityPolicy,
@@ -51,15 +52,8 @@ export function webRoutes() {
     if (!file) throw routeNotFound(ctx.request.method, ctx.path);
     const extra: Record<string, unknown> = { "content-type": file.contentType, "cache-control": "public, max-age=31536000, immutable" };
     const body = encodedBody(file, ctx.request, extra);
-    return new Response(body, { headers: headersOf(ctx.set.headers, extra as Record<string, string>) });
+    return new Response(body, { headers: withHeaders(ctx.set.headers, extra as Record<string, string>) });
   };
 
   return { shell, asset, assetsPattern: `${assetsPrefix}*` };
-}
-
-function headersOf(set: Record<string, unknown>, extra: Record<string, string>): Headers {
-  const out = new Headers();
-  for (const [k, v] of Object.entries(set)) if (typeof v === "string") out.set(k, v);
-  for (const [k, v] of Object.entries(extra)) out.set(k, v);
-  return out;
 }

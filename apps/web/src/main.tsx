@@ -16,6 +16,16 @@ import { Projects } from "./screens/Projects.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
 import "./styles.css";
 
+/** The top bar's links, in order. */
+const sections: ReadonlyArray<readonly [string, string]> = [
+  ["/notes", "Notes"],
+  ["/projects", "Projects"],
+  ["/settings/clients", "Connected clients"],
+  ["/settings/webhooks", "Webhooks"],
+  ["/settings/sources", "Sources"],
+  ["/settings/exports", "Exports"],
+];
+
 function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const { path, query } = useLocation();
@@ -52,24 +62,11 @@ function App() {
         <a href="/" class="brand" onClick={(e) => onLinkClick(e, "/")}>
           Trove
         </a>
-        <a href="/notes" onClick={(e) => onLinkClick(e, "/notes")}>
-          Notes
-        </a>
-        <a href="/projects" onClick={(e) => onLinkClick(e, "/projects")}>
-          Projects
-        </a>
-        <a href="/settings/clients" onClick={(e) => onLinkClick(e, "/settings/clients")}>
-          Connected clients
-        </a>
-        <a href="/settings/webhooks" onClick={(e) => onLinkClick(e, "/settings/webhooks")}>
-          Webhooks
-        </a>
-        <a href="/settings/sources" onClick={(e) => onLinkClick(e, "/settings/sources")}>
-          Sources
-        </a>
-        <a href="/settings/exports" onClick={(e) => onLinkClick(e, "/settings/exports")}>
-          Exports
-        </a>
+        {sections.map(([href, label]) => (
+          <a key={href} href={href} onClick={(e) => onLinkClick(e, href)}>
+            {label}
+          </a>
+        ))}
         <a href="/settings/account" class="who" onClick={(e) => onLinkClick(e, "/settings/account")}>
           {session.account.email}
         </a>

@@ -283,8 +283,8 @@ describe("limits and bad input", () => {
     const failed = await waitForJob(trove, "imports", (await res.json()).import.id);
     expect(failed.status).toBe("failed");
     expect(failed.error).toMatch(/zip|expan|large/i);
-    // The upload is kept only while its job may still need it.
-    expect(await trove.blobs.list()).not.toContain(`import-${failed.id}`);
+    // The upload is kept only while its job may still need it; it goes just after the job is marked failed.
+    await eventually(async () => !(await trove.blobs.list()).includes(`import-${failed.id}`));
 
     const full = JSON.stringify({ items: Array.from({ length: 3 }, (_, i) => ({ id: `x${i}`, url: `https://cut.example.test/${i}`, title: `Cut ${i}`, status: "stashed", tags: [], collections: [], createdAt: 1600000000, updatedAt: 1600000000, processedAt: null, contentExtractedAt: null, source: null, highlights: [] })) });
     const cut = full.slice(0, full.indexOf("https://cut.example.test/2") + 5);
