@@ -18,11 +18,15 @@ export function setCsrf(token: string | null): void {
   csrfToken = token;
 }
 
+/** Calls the API; a Blob body (a file the user picked) is sent as itself, anything else as JSON. */
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
-  if (body !== undefined) headers["content-type"] = "application/json";
+  const raw = body instanceof Blob;
+  if (raw) headers["content-type"] = body.type || "application/octet-stream";
+  else if (body !== undefined) headers["content-type"] = "application/json";
   if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
+  const payload = raw ? body : body === undefined ? undefined : JSON.stringify(body);
+  const res = await fetch(path, { method, headers, body: payload, credentials: "same-origin" });
   const type = res.headers.get("content-type") ?? "";
   const data: any = type.includes("json") ? await res.json() : await res.text();
   if (!res.ok) {

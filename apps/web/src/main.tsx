@@ -11,6 +11,7 @@ import { Reader } from "./screens/Reader.tsx";
 import { Webhooks } from "./screens/Webhooks.tsx";
 import { Sources } from "./screens/Sources.tsx";
 import { Exports } from "./screens/Exports.tsx";
+import { Imports } from "./screens/Imports.tsx";
 import { Account } from "./screens/Account.tsx";
 import { Projects } from "./screens/Projects.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
@@ -24,6 +25,7 @@ const sections: ReadonlyArray<readonly [string, string]> = [
   ["/settings/webhooks", "Webhooks"],
   ["/settings/sources", "Sources"],
   ["/settings/exports", "Exports"],
+  ["/settings/imports", "Imports"],
 ];
 
 function App() {
@@ -92,6 +94,8 @@ function App() {
         <Sources />
       ) : path === "/settings/exports" ? (
         <Exports />
+      ) : path === "/settings/imports" ? (
+        <Imports />
       ) : path === "/settings/account" ? (
         <Account />
       ) : (
