@@ -257,7 +257,8 @@ export const operations = {
     service: "items",
     permission: "items.read",
     tag: "Media",
-    summary: "One uploaded image of an item",
+    summary:
+      "One image of an item: an upload as stored, or a captured web image fetched through Trove (the reader's image proxy: only the item's own images, through the same address guard as saves; 404 when the site fails or answers with no image)",
     params: t.Object({ id: Id, mediaId: Id }),
     response: t.String(),
     produces: "image/*",

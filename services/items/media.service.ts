@@ -5,6 +5,7 @@ import type { Caller, MediaRefDto, RawReply } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
 import type { Logger } from "@trove/log";
+import { FetchError, guardedFetch, urlRefusal, type Resolver } from "@trove/webfetch";
 import type { ItemsRepository } from "./items.repository.ts";
 import { MediaRepository, type MediaRow } from "./media.repository.ts";
 
@@ -44,12 +45,22 @@ const svgHeaders = {
   "content-disposition": "attachment",
 };
 
+/** How the reader's image proxy fetches a captured image: the capture's guard, a smaller budget. */
+export interface ImageFetchOptions {
+  allowPrivateNetwork: boolean;
+  resolver?: Resolver;
+}
+
+const proxyLimits = { connectTimeoutMs: 5_000, timeoutMs: 15_000, maxBytes: maxUploadBytes, maxRedirects: 5 };
+const imageAccept = "image/avif,image/webp,image/png,image/jpeg,image/gif,image/svg+xml;q=0.8";
+
 export class MediaService {
   constructor(
     private readonly repo: MediaRepository,
     private readonly items: ItemsRepository,
     private readonly blobs: BlobStore,
     private readonly log: Logger,
+    private readonly fetching: ImageFetchOptions = { allowPrivateNetwork: false },
   ) {}
 
   private async visibleItem(caller: Caller, itemId: string) {
@@ -112,7 +123,8 @@ export class MediaService {
   async get(caller: Caller, itemId: string, mediaId: string): Promise<RawReply> {
     await this.visibleItem(caller, itemId);
     const row = await this.repo.get(caller.accountId, itemId, mediaId);
-    if (!row || row.kind !== "upload" || !row.blob_key) throw new AppError("not_found", "no uploaded image with this id");
+    if (row?.kind === "web") return this.proxied(row.url);
+    if (!row || row.kind !== "upload" || !row.blob_key) throw new AppError("not_found", "no image with this id");
     const bytes = await this.blobs.get(row.blob_key);
     if (!bytes) throw new AppError("not_found", "image data missing");
     return {
@@ -120,6 +132,39 @@ export class MediaService {
       encoding: "base64",
       contentType: row.content_type ?? "application/octet-stream",
       headers: row.content_type === "image/svg+xml" ? svgHeaders : imageHeaders,
+    };
+  }
+
+  /**
+   * A captured image fetched through Trove (the reader's image proxy), so reading never tells the image's host who
+   * reads. Only the item's own recorded images are fetched: it is not an open proxy. The bytes must be one of the
+   * image types uploads may be; anything else, or a remote failure, is a 404 the page shows as a missing image.
+   */
+  private async proxied(url: string): Promise<RawReply> {
+    const fetch = (at: string) =>
+      guardedFetch(at, { allowPrivate: this.fetching.allowPrivateNetwork, resolver: this.fetching.resolver, accept: imageAccept, ...proxyLimits });
+    let fetched;
+    try {
+      fetched = await fetch(url).catch((err) => {
+        // Captured image URLs are upgraded to https (libs/extract/media.ts); a host that only speaks http still
+        // serves its image here, where no browser's mixed-content rule applies.
+        if (urlRefusal(err) || !url.startsWith("https://")) throw err;
+        return fetch(`http://${url.slice("https://".length)}`);
+      });
+    } catch (err) {
+      const refused = urlRefusal(err);
+      if (refused) throw refused;
+      throw new AppError("not_found", `the image could not be fetched: ${err instanceof FetchError ? err.reason : "network error"}`);
+    }
+    if (fetched.status >= 400) throw new AppError("not_found", `the image's site answered HTTP ${fetched.status}`);
+    if (fetched.truncated) throw new AppError("payload_too_large", `images are limited to ${maxUploadBytes} bytes`, { limit: maxUploadBytes });
+    const type = Object.keys(signatures).find((t) => signatures[t]!(fetched.bytes));
+    if (!type) throw new AppError("not_found", "the address did not answer with an image");
+    return {
+      body: Buffer.from(fetched.bytes).toString("base64"),
+      encoding: "base64",
+      contentType: type,
+      headers: type === "image/svg+xml" ? svgHeaders : imageHeaders,
     };
   }
 

@@ -3,6 +3,9 @@
 import DOMPurify from "dompurify";
 import { marked } from "marked";
 
+/** Where an image loads from: a new address, or null to show its description instead. */
+export type ImageRewrite = (src: string) => string | null;
+
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
     node.setAttribute("target", "_blank");
@@ -14,7 +17,26 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
-export function renderMarkdown(markdown: string): string {
+export function renderMarkdown(markdown: string, images?: ImageRewrite): string {
   const html = marked.parse(markdown, { async: false, gfm: true }) as string;
-  return DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "form", "input", "button", "iframe", "object", "embed"], FORBID_ATTR: ["style"] });
+  const clean = DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "form", "input", "button", "iframe", "object", "embed"], FORBID_ATTR: ["style"] });
+  return images ? rewriteImages(clean, images) : clean;
+}
+
+// On a DOMParser document, which loads nothing: an image the reader should not load is never requested.
+function rewriteImages(html: string, rewrite: ImageRewrite): string {
+  const doc = new DOMParser().parseFromString(html, "text/html");
+  for (const img of [...doc.querySelectorAll("img")]) {
+    img.removeAttribute("srcset");
+    const to = rewrite(img.getAttribute("src") ?? "");
+    if (to !== null) {
+      img.setAttribute("src", to);
+      continue;
+    }
+    const shown = doc.createElement("span");
+    shown.className = "image-off";
+    shown.textContent = `[${img.getAttribute("alt") || "image"}]`;
+    img.replaceWith(shown);
+  }
+  return doc.body.innerHTML;
 }

@@ -116,10 +116,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       await page.reload();
       await page.getByRole("form", { name: "Sign in" }).waitFor();
 
-      // The app itself loads nothing from elsewhere; the only other origin is the article's own images.
-      // (Chromium may ask for them over https: the host and path are what count.)
-      const pageHost = new URL(pages.url).host;
-      expect(offOrigin(requests).filter((u) => !(new URL(u).host === pageHost && new URL(u).pathname.startsWith("/images/")))).toEqual([]);
+      // Nothing loads from elsewhere: the article's images came through Trove (the default reading preference).
+      expect(offOrigin(requests)).toEqual([]);
+      expect(requests.some((u) => /\/api\/items\/[\w-]+\/media\/[\w-]+$/.test(u))).toBe(true);
       expect(violations).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
@@ -510,6 +509,66 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       await page.getByLabel("Search").press("Enter");
       await page.waitForURL(/q=recursive/);
       await page.locator(`a[href="/items/${saved.id}"]`).waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
+  inChromium("images come through Trove, straight from their site, or not at all, as the account screen sets", async () => {
+    const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?images-modes` } })).json();
+    await eventually(async () => (await (await trove.api(`/api/items/${saved.id}/media`)).json()).count > 0, 30_000);
+    const { page, requests, errors } = await open(`/items/${saved.id}`);
+    const pageOrigin = new URL(pages.url).host;
+    const fromPages = () => requests.filter((u) => new URL(u).host === pageOrigin);
+    try {
+      const proxied = page.waitForResponse((r) => /\/api\/items\/[\w-]+\/media\/[\w-]+$/.test(r.url()) && r.status() === 200);
+      await signIn(page);
+      const diagram = page.locator('article.content img[alt="Parse tree diagram"]');
+      await diagram.scrollIntoViewIfNeeded();
+      expect(await diagram.getAttribute("src")).toMatch(new RegExp(`^/api/items/${saved.id}/media/`));
+      expect((await proxied).headers()["content-type"]).toBe("image/png");
+      expect(fromPages()).toEqual([]);
+
+      await page.goto(`${trove.url}/settings/account`);
+      await page.getByLabel("Not at all (the description is shown)").check();
+      await page.goto(`${trove.url}/items/${saved.id}`);
+      await page.getByText("[Parse tree diagram]").waitFor();
+      expect(await page.locator("article.content img").count()).toBe(0);
+
+      await page.goto(`${trove.url}/settings/account`);
+      await page.getByLabel("From their site, as you scroll to them").check();
+      await page.goto(`${trove.url}/items/${saved.id}`);
+      await page.locator('article.content img[alt="Parse tree diagram"]').waitFor({ state: "attached" });
+      expect(await page.locator('article.content img[alt="Parse tree diagram"]').getAttribute("src")).toContain(`${pageOrigin}/images/diagram.png`);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
+
+  inChromium("an item's collections are edited in the reader: a new one, another ticked, one taken away", async () => {
+    const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?collections` } })).json();
+    const later = (await (await trove.api("/api/collections", { method: "POST", json: { name: "Read later, maybe" } })).json()).collection;
+    const membership = async () => (await (await trove.api(`/api/items/${saved.id}`)).json()).collectionIds as string[];
+    const { page, errors } = await open(`/items/${saved.id}`);
+    try {
+      await signIn(page);
+      await page.getByText("Collections: none").click();
+      await page.getByLabel("New collection").fill("To cite");
+      await page.getByRole("form", { name: "Add a collection" }).getByRole("button", { name: "Add" }).click();
+      await page.getByText("Collections: To cite").waitFor();
+      const [cite] = await membership();
+      expect((await (await trove.api(`/api/items?collection=${cite}`)).json()).items.map((i: { id: string }) => i.id)).toEqual([saved.id]);
+
+      await page.getByLabel("Read later, maybe").check();
+      await page.getByText("Collections: Read later, maybe, To cite").or(page.getByText("Collections: To cite, Read later, maybe")).waitFor();
+      await page.getByLabel("To cite").uncheck();
+      await page.getByText("Collections: Read later, maybe").waitFor();
+      expect(await membership()).toEqual([later.id]);
+      // After a reload the reader shows what was stored.
+      await page.reload();
+      await page.getByText("Collections: Read later, maybe").waitFor();
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();

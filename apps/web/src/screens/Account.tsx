@@ -1,6 +1,8 @@
-// Settings: the account. Plan and usage, the password, and the signed-in sessions (end any of them).
+// Settings: the account. Plan and usage, the password, the signed-in sessions (end any of them), and this
+// browser's reading preferences.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { imageMode, imageModes, setImageMode, type ImageMode } from "../preferences.ts";
 
 interface Me {
   plan: string;
@@ -89,6 +91,35 @@ export function Account() {
           ))}
         </ul>
       </section>
+      <Reading />
     </main>
+  );
+}
+
+/** Preferences kept by this browser: they decide what this device loads. */
+function Reading() {
+  const [mode, setMode] = useState<ImageMode>(imageMode());
+  return (
+    <section aria-label="Reading">
+      <h2>Reading on this device</h2>
+      <fieldset class="radios">
+        <legend>Images from other sites</legend>
+        {imageModes.map((m) => (
+          <label key={m.value} class="inline">
+            <input
+              type="radio"
+              name="images"
+              value={m.value}
+              checked={mode === m.value}
+              onChange={() => {
+                setImageMode(m.value);
+                setMode(m.value);
+              }}
+            />
+            {m.label}
+          </label>
+        ))}
+      </fieldset>
+    </section>
   );
 }

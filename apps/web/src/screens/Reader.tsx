@@ -1,8 +1,11 @@
-// The reader: the item's Markdown rendered and sanitised, its original link, tags edited inline, archive.
+// The reader: the item's Markdown rendered and sanitised, its original link, tags and collections edited inline,
+// archive. Images from other sites load as the reading preference says (through Trove by default).
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { drawHighlights, selectionIn, type Highlight } from "../highlights.ts";
-import { renderMarkdown } from "../markdown.ts";
+import { CollectionPicker } from "../components/CollectionPicker.tsx";
+import { renderMarkdown, type ImageRewrite } from "../markdown.ts";
+import { imageMode } from "../preferences.ts";
 import { navigate, onLinkClick } from "../router.ts";
 
 interface Item {
@@ -11,6 +14,7 @@ interface Item {
   url: string;
   status: string;
   tags: string[];
+  collectionIds: string[];
   notes: string;
   connectedNotes?: { id: string; title: string; relation: string }[];
   contentAvailable: boolean;
@@ -38,11 +42,11 @@ export function Reader({ id }: { id: string }) {
 
   useEffect(() => {
     let stale = false;
-    Promise.all([api<Item>("GET", `/api/items/${encodeURIComponent(id)}`), api<string>("GET", `/api/items/${encodeURIComponent(id)}/content`)])
-      .then(([it, markdown]) => {
+    Promise.all([api<Item>("GET", `/api/items/${encodeURIComponent(id)}`), api<string>("GET", `/api/items/${encodeURIComponent(id)}/content`), imageRewrite(id)])
+      .then(([it, markdown, images]) => {
         if (stale) return;
         setItem(it);
-        setHtml(renderMarkdown(markdown));
+        setHtml(renderMarkdown(markdown, images));
         return loadHighlights();
       })
       .catch((err) => !stale && setError(err instanceof Error ? err.message : String(err)));
@@ -105,6 +109,7 @@ export function Reader({ id }: { id: string }) {
               placeholder="comma, separated"
             />
           </label>
+          <CollectionPicker itemId={item.id} initial={item.collectionIds} />
           <button type="button" onClick={() => void archive()}>
             {item.status === "archived" ? "Unarchive" : "Archive"}
           </button>
@@ -157,4 +162,28 @@ export function Reader({ id }: { id: string }) {
       )}
     </main>
   );
+}
+
+const sameOrigin = (src: string) => src.startsWith("/") || src.startsWith(`${location.origin}/`) || src.startsWith("data:");
+
+/**
+ * How the article's images load: as they are ("direct"), not at all, or through the item's media route, which
+ * fetches the images the capture recorded (GET /api/items/:id/media/:mediaId); an image it did not record is not
+ * loaded.
+ */
+async function imageRewrite(id: string): Promise<ImageRewrite | undefined> {
+  const mode = imageMode();
+  if (mode === "direct") return undefined;
+  if (mode === "none") return (src) => (sameOrigin(src) ? src : null);
+  const byUrl = new Map<string, string>();
+  for (let offset: number | null = 0, pages = 0; offset !== null && pages < 10; pages++) {
+    const page: { media: { id: string; url: string; kind: string }[]; nextOffset: number | null } = await api(
+      "GET",
+      `/api/items/${encodeURIComponent(id)}/media?limit=100&offset=${offset}`,
+    );
+    for (const m of page.media) if (m.kind === "web") byUrl.set(m.url, `/api/items/${encodeURIComponent(id)}/media/${m.id}`);
+    offset = page.nextOffset;
+  }
+  // The recorded address is https (libs/extract/media.ts) where the Markdown may still say http.
+  return (src) => (sameOrigin(src) ? src : (byUrl.get(src) ?? byUrl.get(src.replace(/^http:/, "https:")) ?? null));
 }
