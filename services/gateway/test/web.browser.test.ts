@@ -574,4 +574,43 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       await page.context().close();
     }
   }, slow);
+
+  inChromium("a client key and a webhook scoped to a collection or to tags, with chosen events", async () => {
+    const inside = (await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?scoped-in` } })).json()).id;
+    const outside = (await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?scoped-out` } })).json()).id;
+    await trove.api(`/api/items/${inside}`, { method: "POST", json: { collectionId: "Shared with my agent", tags: ["Café Notes"] } });
+    const { page, errors } = await open("/settings/clients");
+    try {
+      await signIn(page);
+      const form = page.getByRole("form", { name: "New connected client" });
+      await form.getByLabel("Name").fill("Agent with one collection");
+      await form.getByLabel("Items").selectOption("collection");
+      await form.getByLabel("Collection", { exact: true }).selectOption({ label: "Shared with my agent" });
+      await form.getByRole("button", { name: "Create" }).click();
+      const key = (await page.getByRole("status", { name: "New key" }).locator("code").innerText()).trim();
+      await page.getByText("in Shared with my agent").waitFor();
+      const seen = (await (await trove.api("/api/items?limit=1000", { key })).json()).items.map((i: { id: string }) => i.id);
+      expect(seen).toEqual([inside]);
+      expect(seen).not.toContain(outside);
+
+      await page.goto(`${trove.url}/settings/webhooks`);
+      const hook = page.getByRole("form", { name: "New webhook" });
+      await hook.getByLabel("Name").fill("Tagged only");
+      await hook.getByLabel("URL").fill("https://hooks.example.test/trove");
+      await hook.getByLabel("Items").selectOption("tags");
+      await hook.getByLabel("Tags", { exact: true }).fill("café notes");
+      await hook.getByLabel("item.created").check();
+      await hook.getByLabel("item.tagged").check();
+      await hook.getByRole("button", { name: "Create" }).click();
+      await page.getByRole("status", { name: "New secret" }).waitFor();
+      await page.getByText("tagged cafe-notes").waitFor();
+      const [created] = (await (await trove.api("/api/webhooks")).json()).webhooks.filter((w: { name: string }) => w.name === "Tagged only");
+      expect(created).toMatchObject({ eventTypes: ["item.created", "item.tagged"], resourceScope: { tagSlugs: ["cafe-notes"] } });
+      // The form is back to every item after a create.
+      expect(await hook.getByLabel("Tags", { exact: true }).count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, slow);
 });

@@ -1,7 +1,8 @@
-// Settings: connected clients. Create one with its access and an optional tag scope (the key is shown this once,
+// Settings: connected clients. Create one with its access and an optional scope (the key is shown this once,
 // with a copy button), see the live ones, revoke one.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { ScopeFields, describeScope, scopeOf, useCollections } from "../components/ScopeFields.tsx";
 import { ShownOnce } from "../components/ShownOnce.tsx";
 
 interface Client {
@@ -17,6 +18,7 @@ export function Clients() {
   const [clients, setClients] = useState<Client[] | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const collections = useCollections();
 
   const load = () => api<{ clients: Client[] }>("GET", "/api/connected-clients").then((r) => setClients(r.clients), (e) => setError(String(e.message ?? e)));
   useEffect(() => void load(), []);
@@ -25,12 +27,12 @@ export function Clients() {
     e.preventDefault();
     const element = e.currentTarget as HTMLFormElement;
     const form = new FormData(element);
-    const tags = String(form.get("tags") ?? "").split(",").map((t) => t.trim()).filter(Boolean);
     try {
+      const scope = await scopeOf(form);
       const res = await api<{ client: Client; apiKey: string }>("POST", "/api/connected-clients", {
         name: String(form.get("name") ?? ""),
         access: String(form.get("access") ?? "read_write"),
-        ...(tags.length ? { scope: { tagSlugs: tags } } : {}),
+        ...(scope ? { scope } : {}),
       });
       setCreated({ name: res.client.name, key: res.apiKey });
       setError(null);
@@ -63,10 +65,7 @@ export function Clients() {
             <option value="read_only">Read only</option>
           </select>
         </label>
-        <label>
-          Only items tagged
-          <input name="tags" placeholder="optional: tag, another" />
-        </label>
+        <ScopeFields />
         <button type="submit">Create</button>
       </form>
       {error && (
@@ -82,7 +81,7 @@ export function Clients() {
               <span class="name">{c.name}</span>
               <span class="meta">
                 {c.access === "read_only" ? "read only" : "read and write"}
-                {c.scope?.tagSlugs ? ` · tagged ${c.scope.tagSlugs.join(", ")}` : ""}
+                {` · ${describeScope(c.scope, collections)}`}
                 {c.lastUsedAt ? ` · last used ${new Date(c.lastUsedAt * 1000).toLocaleString()}` : " · never used"}
               </span>
               <button type="button" class="secondary" onClick={() => void revoke(c)} aria-label={`Revoke ${c.name}`}>

@@ -3,13 +3,18 @@
 // their status and next attempt.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { ScopeFields, describeScope, scopeOf, useCollections } from "../components/ScopeFields.tsx";
 import { ShownOnce } from "../components/ShownOnce.tsx";
+
+/** The event types an endpoint can ask for (libs/contracts/events.ts); none ticked means all of them. */
+const eventTypes = ["item.created", "item.updated", "item.deleted", "item.tagged", "item.untagged", "item.collection_added", "item.collection_removed", "item.removed_from_scope"];
 
 interface Endpoint {
   id: string;
   name: string;
   url: string;
   eventTypes: string[];
+  resourceScope: { tagSlugs?: string[]; collectionId?: string } | null;
   status: "enabled" | "paused" | "disabled";
   consecutiveFailures: number;
 }
@@ -30,6 +35,7 @@ export function Webhooks() {
   const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const collections = useCollections();
 
   const load = () => api<{ webhooks: Endpoint[] }>("GET", "/api/webhooks").then((r) => setEndpoints(r.webhooks), (e) => setError(String(e.message ?? e)));
   useEffect(() => void load(), []);
@@ -48,12 +54,14 @@ export function Webhooks() {
     e.preventDefault();
     const element = e.currentTarget as HTMLFormElement;
     const form = new FormData(element);
-    const types = String(form.get("events") ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+    const types = form.getAll("event").map(String);
     void act(async () => {
+      const scope = await scopeOf(form);
       const res = await api<{ endpoint: Endpoint; secret: string }>("POST", "/api/webhooks", {
         name: String(form.get("name") ?? ""),
         url: String(form.get("url") ?? ""),
         eventTypes: types.length ? types : ["*"],
+        ...(scope ? { resourceScope: scope } : {}),
       });
       setSecret({ name: res.endpoint.name || res.endpoint.url, secret: res.secret });
       element.reset();
@@ -74,10 +82,16 @@ export function Webhooks() {
           URL
           <input name="url" type="url" required placeholder="https://…" />
         </label>
-        <label>
-          Events
-          <input name="events" placeholder="all, or: item.created, item.updated" />
-        </label>
+        <ScopeFields />
+        <fieldset class="events-picker">
+          <legend>Events (none ticked: all)</legend>
+          {eventTypes.map((type) => (
+            <label key={type} class="inline">
+              <input type="checkbox" name="event" value={type} />
+              {type}
+            </label>
+          ))}
+        </fieldset>
         <button type="submit">Create</button>
       </form>
       {error && (
@@ -91,7 +105,7 @@ export function Webhooks() {
           <li key={w.id} aria-label={`Webhook ${w.name || w.url}`}>
             <span class="name">{w.name || w.url}</span>
             <span class="meta">
-              {w.url} · {w.eventTypes.join(", ")} · <span class={`state ${w.status}`}>{w.status}</span>
+              {w.url} · {w.eventTypes.join(", ")} · {describeScope(w.resourceScope, collections)} · <span class={`state ${w.status}`}>{w.status}</span>
               {w.consecutiveFailures > 0 && ` · ${w.consecutiveFailures} failed in a row`}
             </span>
             <button type="button" class="secondary" onClick={() => void act(() => api("POST", `/api/webhooks/${w.id}/test`))}>
