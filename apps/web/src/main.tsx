@@ -5,7 +5,7 @@ import { api, currentSession, setCsrf, type Session } from "./api.ts";
 import { navigate, onLinkClick, useLocation } from "./router.ts";
 import { Clients } from "./screens/Clients.tsx";
 import { Library } from "./screens/Library.tsx";
-import { NoteEditor, NoteList } from "./screens/Notes.tsx";
+import { NoteEditor, NoteList } from "./screens/notes/index.ts";
 import { NoteHistory } from "./screens/NoteHistory.tsx";
 import { Reader } from "./screens/Reader.tsx";
 import { Webhooks } from "./screens/Webhooks.tsx";
