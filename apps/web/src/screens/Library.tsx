@@ -3,6 +3,7 @@
 // button undoes a filter.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { SaveBox } from "../components/SaveBox.tsx";
 import { navigate, onLinkClick } from "../router.ts";
 
 interface Item {
@@ -15,11 +16,18 @@ interface Item {
   contentExtractError: string | null;
 }
 
-const filterKeys = ["q", "status", "tags", "collection", "source", "since", "until"] as const;
+const filterKeys = ["q", "mode", "status", "tags", "collection", "source", "since", "until"] as const;
 type FilterKey = (typeof filterKeys)[number];
 
 // Items per request; "More" asks for the next page.
 const PAGE = 100;
+
+/** How a search matches (the API's mode); empty is the API's default, hybrid. */
+const modes = [
+  { value: "", label: "Words and meaning" },
+  { value: "lexical", label: "Exact words" },
+  { value: "semantic", label: "Meaning" },
+];
 
 const statuses = [
   { value: "", label: "Unread and flagged" },
@@ -37,6 +45,7 @@ export function Library({ query }: { query: URLSearchParams }) {
   }, []);
   const [items, setItems] = useState<Item[] | null>(null);
   const [count, setCount] = useState(0);
+  const [served, setServed] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -68,7 +77,8 @@ export function Library({ query }: { query: URLSearchParams }) {
   const fetchPage = (offset: number) => {
     const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
     for (const k of filterKeys) if (filters[k]) params.set(k, filters[k]);
-    return api<{ items: Item[]; count: number }>("GET", `${q ? "/api/items/search" : "/api/items"}?${params}`);
+    if (!q) params.delete("mode");
+    return api<{ items: Item[]; count: number; mode?: string }>("GET", `${q ? "/api/items/search" : "/api/items"}?${params}`);
   };
   useEffect(() => {
     let stale = false;
@@ -77,7 +87,9 @@ export function Library({ query }: { query: URLSearchParams }) {
         if (stale) return;
         setItems(page.items);
         setCount(page.count);
+        setServed(page.mode ?? null);
         setSelected(new Set());
+        setError(null);
       })
       .catch((err) => !stale && setError(err instanceof Error ? err.message : String(err)));
     return () => void (stale = true);
@@ -121,12 +133,20 @@ export function Library({ query }: { query: URLSearchParams }) {
         onSubmit={(e) => {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
-          go(Object.fromEntries(filterKeys.filter((k) => k !== "status").map((k) => [k, String(form.get(k) ?? "")])));
+          go(Object.fromEntries(filterKeys.filter((k) => k !== "status" && k !== "mode").map((k) => [k, String(form.get(k) ?? "")])));
         }}
       >
         <label>
           Search
           <input type="search" name="q" defaultValue={q} placeholder="Words in titles, text, notes, tags" />
+        </label>
+        <label>
+          Match
+          <select value={filters.mode} onChange={(e) => go({ mode: e.currentTarget.value })}>
+            {modes.map((m) => (
+              <option value={m.value}>{m.label}</option>
+            ))}
+          </select>
         </label>
         <label>
           Show
@@ -136,7 +156,7 @@ export function Library({ query }: { query: URLSearchParams }) {
             ))}
           </select>
         </label>
-        <details class="more-filters" open={filterKeys.some((k) => k !== "q" && k !== "status" && filters[k])}>
+        <details class="more-filters" open={filterKeys.some((k) => k !== "q" && k !== "status" && k !== "mode" && filters[k])}>
           <summary>More filters</summary>
           <label>
             Tags
@@ -177,7 +197,10 @@ export function Library({ query }: { query: URLSearchParams }) {
         <p class="empty">{filterKeys.some((k) => filters[k]) ? "Nothing matches." : "Nothing saved yet: paste a URL above."}</p>
       ) : (
         <>
-          <p class="count">{count} items</p>
+          <p class="count">
+            {count} items
+            {q && filters.mode !== "lexical" && served === "lexical" && " · matched by words only: search by meaning is not available on this Trove"}
+          </p>
           {selected.size > 0 && <BulkBar ids={[...selected]} onDone={() => setReload((n) => n + 1)} />}
           <ul class="items">
             {items.map((item) => (
@@ -261,49 +284,6 @@ function BulkBar({ ids, onDone }: { ids: string[]; onDone: () => void }) {
         </span>
       )}
     </div>
-  );
-}
-
-function SaveBox({ onSaved }: { onSaved: () => void }) {
-  const [url, setUrl] = useState("");
-  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const save = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setMessage({ text: "Saving…", error: false });
-    try {
-      const saved = await api<{ id: string; extracted: boolean; extractError?: string; background?: boolean }>("POST", "/api/ingest", { url: url.trim() });
-      setMessage(
-        saved.background
-          ? { text: "Saved; the page is still being read.", error: false }
-          : saved.extracted
-            ? { text: "Saved.", error: false }
-            : { text: `Saved, but its text could not be read: ${saved.extractError ?? "unknown reason"}`, error: true },
-      );
-      setUrl("");
-      onSaved();
-    } catch (err) {
-      setMessage({ text: err instanceof ApiError ? err.message : String(err), error: true });
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <form class="save" onSubmit={save} aria-label="Save a page">
-      <label>
-        Page URL
-        <input type="url" name="url" required placeholder="https://…" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
-      </label>
-      <button type="submit" disabled={busy}>
-        Save
-      </button>
-      {message && (
-        <p class={message.error ? "error" : "status"} role="status">
-          {message.text}
-        </p>
-      )}
-    </form>
   );
 }
 
