@@ -28,11 +28,17 @@ try {
   await api(`/api/items/${saved[0].id}/highlights`, { text: "the quick brown parser jumps over the lazy lexer", note: "the key line" });
   const note = await api("/api/notes", { title: "Parser notes", bodyMarkdown: "# Parser notes\n\n- Tokenize first\n- Then descend\n\nSee the saved article." });
   await api("/api/webhooks", { name: "Local receiver", url: "http://127.0.0.1:9/hook" });
+  await api("/api/sources", { type: "email_inbox", name: "Newsletters" });
+  const bookmarks = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p><DT><A HREF="${pages.url}/article-copy" TAGS="parsing">Parsing Things Well</A>\n<DT><A HREF="ftp://files.invalid/x">Not a page</A></DL>`;
+  await trove.api("/api/imports?fileName=bookmarks.html", { method: "POST", body: bookmarks, headers: { "content-type": "text/html" } });
 
   const screens: [string, string][] = [
     ["library", "/"],
     ["reader", `/items/${saved[0].id}`],
+    ["notes", "/notes"],
     ["note", `/notes/${note.note.id}`],
+    ["sources", "/settings/sources"],
+    ["imports", "/settings/imports"],
     ["webhooks", "/settings/webhooks"],
     ["account", "/settings/account"],
   ];
