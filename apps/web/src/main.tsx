@@ -9,7 +9,7 @@ import { NoteEditor, NoteList } from "./screens/notes/index.ts";
 import { NoteHistory } from "./screens/NoteHistory.tsx";
 import { Reader } from "./screens/Reader.tsx";
 import { Webhooks } from "./screens/Webhooks.tsx";
-import { Sources } from "./screens/Sources.tsx";
+import { Sources } from "./screens/sources/index.ts";
 import { Exports } from "./screens/Exports.tsx";
 import { Imports } from "./screens/Imports.tsx";
 import { Account } from "./screens/Account.tsx";

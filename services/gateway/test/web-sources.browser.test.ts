@@ -1,7 +1,8 @@
 // The Sources settings screen in a real browser: Debian's Chromium, driven by playwright-core, against a test Trove
 // whose feeds (RSS and the YouTube channel feed, TROVE_YOUTUBE_FEED_URL) come from a local server and whose inbox
 // mail arrives over SMTP on loopback (TROVE_SMTP_PORT). Add a source of each type, change a source's settings, read
-// an inbox's confirmation and mail, import OPML, delete with the in-page confirmation. Where /usr/bin/chromium is
+// an inbox's confirmation and mail, import OPML, delete with the in-page confirmation; an RSS source given by a
+// site's address (its feed found from the page; a site with none refused). Where /usr/bin/chromium is
 // missing the suite is a registered skip that says so.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -73,6 +74,27 @@ function startFeeds() {
         return new Response(youtubeFeed(), { headers: { "content-type": "application/atom+xml" } });
       }
       return new Response("not here", { status: 404 });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, paths, stop: () => server.stop(true) };
+}
+
+/**
+ * A local web site: each of `pages` answered as itself (a string as HTML), anything else 404, so the common feed
+ * paths the server tries after a page's own links (/feed, /rss.xml, /atom.xml, /feed.xml, /index.xml) find nothing
+ * unless a page is given for one.
+ */
+function startSite(pages: Record<string, string | (() => Response)>) {
+  const paths: string[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const path = new URL(req.url).pathname;
+      paths.push(path);
+      const page = pages[path];
+      if (page === undefined) return new Response("not here", { status: 404 });
+      return typeof page === "string" ? new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }) : page();
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, paths, stop: () => server.stop(true) };
@@ -242,6 +264,48 @@ describe(installed ? "the Sources screen in Chromium" : `the Sources screen in C
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();
+    }
+  }, slow);
+
+  inChromium("add an RSS source by a site's address: the feed its page names is followed; a site with none is refused", async () => {
+    const site = startSite({
+      "/": `<!doctype html><html><head><title>A site</title><link rel="alternate" type="application/rss+xml" title="Its feed" href="/feed.xml"></head><body><p>Hello.</p></body></html>`,
+      "/feed.xml": () => new Response(rss("Site Feed", ["Site Feed entry one", "Site Feed entry two"]), { headers: { "content-type": "application/rss+xml" } }),
+    });
+    const bare = startSite({ "/": `<!doctype html><html><head><title>No feed here</title></head><body><p>Nothing to follow.</p></body></html>` });
+    const { page, errors, requests } = await open();
+    try {
+      await signIn(page);
+      const form = page.getByRole("form", { name: "New feed" });
+      await form.getByLabel("Type").selectOption("rss");
+
+      // The site's page, not its feed: the server reads the page's <link rel="alternate"> and follows that feed.
+      await form.getByLabel("Feed or site").fill(`${site.url}/`);
+      await form.getByRole("button", { name: "Add" }).click();
+      await page.getByRole("status").getByText("Added Site Feed. 2 items added.").waitFor();
+      await page.getByRole("listitem", { name: "Source Site Feed" }).getByText("RSS feed · syncing · 2 items").waitFor();
+      const stored = (await (await trove.api("/api/sources?limit=1000")).json()).sources as { type: string; name: string; target: string }[];
+      expect(stored.filter((s) => s.name === "Site Feed").map((s) => [s.type, s.target])).toEqual([["rss", `${site.url}/feed.xml`]]);
+      expect(site.paths).toContain("/");
+
+      // A page that names no feed, on a site where none of the usual feed paths is one: the API's message is shown.
+      await form.getByLabel("Feed or site").fill(`${bare.url}/`);
+      await form.getByRole("button", { name: "Add" }).click();
+      await page.getByRole("alert").getByText(`no feed found at ${bare.url}/`).waitFor();
+      expect(bare.paths).toEqual(expect.arrayContaining(["/", "/feed", "/rss.xml", "/atom.xml", "/feed.xml", "/index.xml"]));
+      // The same refusal through the API names its code, and no source was made from the bare site.
+      const refused = await trove.api("/api/sources", { method: "POST", json: { type: "rss", input: `${bare.url}/` } });
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error).toBe("feed_not_found");
+      const after = (await (await trove.api("/api/sources?limit=1000")).json()).sources as { target: string }[];
+      expect(after.filter((s) => s.target.startsWith(bare.url))).toEqual([]);
+
+      expect(offOrigin(requests)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+      site.stop();
+      bare.stop();
     }
   }, slow);
 
