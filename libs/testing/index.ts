@@ -7,3 +7,4 @@ export * from "./pages.ts";
 export * from "./keys.ts";
 export * from "./webhooks.ts";
 export * from "./browser.ts";
+export * from "./web-app.ts";

@@ -3,16 +3,15 @@
 // where it is missing the suite is a registered skip that says so.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { aliceKey, chromiumInstalled as installed, chromiumPath, eventually, launchChromium, startPageServer, startTrove, type PageServer, type TestTrove } from "@trove/testing";
+import type { Page } from "playwright-core";
+import { chromiumInstalled as installed, chromiumSuite, eventually, startWebApp, type PageServer, type TestTrove, type WebApp } from "@trove/testing";
 
 const slow = 120_000;
-const password = "alice's accessible passphrase";
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
+let app: WebApp;
 let trove: TestTrove;
 let pages: PageServer;
-let browser: Browser;
 const ids: Record<string, string> = {};
 
 interface Violation {
@@ -49,18 +48,11 @@ const screens: { path: () => string; ready: (page: Page) => Promise<unknown> }[]
 ];
 
 const inChromium = test.skipIf(!installed);
-describe(installed ? "the web app meets WCAG 2.1 AA (axe-core)" : `the web app meets WCAG 2.1 AA (SKIPPED: ${chromiumPath} is not installed; apt-get install -y chromium)`, () => {
+describe(chromiumSuite("the web app meets WCAG 2.1 AA (axe-core)"), () => {
   beforeAll(async () => {
     if (!installed) return;
-    pages = startPageServer();
-    [trove, browser] = await Promise.all([
-      startTrove({
-        TROVE_RATE_LIMIT: "100000",
-        TROVE_SIGN_IN_LIMIT: "1000",
-        TROVE_SEED_ACCOUNTS: JSON.stringify([{ email: "alice@example.test", apiKey: aliceKey, password }]),
-      }),
-      launchChromium(),
-    ]);
+    app = await startWebApp();
+    ({ trove, pages } = app);
     const post = async (path: string, json: unknown) => (await trove.api(path, { method: "POST", json })).json();
     ids.item = (await post("/api/ingest", { url: `${pages.url}/article` })).id;
     await eventually(async () => (await (await trove.api(`/api/items/${ids.item}`)).json()).contentAvailable === true, 30_000);
@@ -72,25 +64,16 @@ describe(installed ? "the web app meets WCAG 2.1 AA (axe-core)" : `the web app m
     await post("/api/connected-clients", { name: "Agent key" });
     await post("/api/webhooks", { name: "Hook for a11y", url: "https://hooks.example.test/a11y", eventTypes: ["*"] });
   }, slow);
-  afterAll(async () => {
-    await browser?.close();
-    await trove?.stop();
-    pages?.stop();
-  });
+  afterAll(() => app?.stop());
 
   for (const colorScheme of ["light", "dark"] as const) {
     inChromium(`every main screen in the ${colorScheme} theme, the sign-in screen included`, async () => {
-      const context = await browser.newContext({ colorScheme });
-      const page = await context.newPage();
+      const { page } = await app.open("/", { colorScheme });
       try {
         const found: Record<string, string[]> = {};
-        await page.goto(`${trove.url}/`);
         await page.getByRole("form", { name: "Sign in" }).waitFor();
         found["/sign-in"] = await violations(page);
-        await page.getByLabel("Email").fill("alice@example.test");
-        await page.getByLabel("Password").fill(password);
-        await page.getByRole("button", { name: "Sign in" }).click();
-        await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).waitFor();
+        await app.signIn(page);
         for (const screen of screens) {
           await page.goto(trove.url + screen.path());
           await screen.ready(page);
@@ -107,7 +90,7 @@ describe(installed ? "the web app meets WCAG 2.1 AA (axe-core)" : `the web app m
         });
         expect((await violations(page)).some((v) => v.startsWith("color-contrast"))).toBe(true);
       } finally {
-        await context.close();
+        await page.context().close();
       }
     }, slow);
   }

@@ -6,37 +6,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
-import { aliceKey, chromiumInstalled as installed, chromiumPath, eventually, launchChromium, startPageServer, startTrove, type PageServer, type TestTrove } from "@trove/testing";
+import type { Locator, Page } from "playwright-core";
+import { aliceKey, chromiumInstalled as installed, chromiumSuite, eventually, startWebApp, type PageServer, type TestTrove, type WebApp } from "@trove/testing";
 
 // A loaded machine runs these slowly: each test waits for jobs and page fetches in the background.
 const slow = 90_000;
-const password = "alice's import passphrase";
 // Small, so that an upload over it costs nothing; every file below is far smaller.
 const maxBodyBytes = 256 * 1024;
 
+let app: WebApp;
 let trove: TestTrove;
 let pages: PageServer;
-let browser: Browser;
 let dir: string;
-
-async function open(path = "/"): Promise<{ page: Page; errors: string[]; requests: string[] }> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const errors: string[] = [];
-  const requests: string[] = [];
-  page.on("pageerror", (e) => void errors.push(e.message));
-  page.on("request", (r) => void requests.push(r.url()));
-  await page.goto(trove.url + path);
-  return { page, errors, requests };
-}
-
-async function signIn(page: Page): Promise<void> {
-  await page.getByLabel("Email").fill("alice@example.test");
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).waitFor();
-}
 
 /** Writes a file to the temp dir, picks it in the form and presses Import; `format` is the select's label. */
 async function importFile(page: Page, name: string, content: string | Uint8Array, format?: string): Promise<void> {
@@ -57,33 +38,25 @@ async function shows(job: Locator, ...texts: string[]): Promise<void> {
 
 const apiItems = async () => (await (await trove.api("/api/items?status=stashed,flagged,archived&limit=100", { key: aliceKey })).json()).items as any[];
 
-const offOrigin = (urls: string[]) => urls.filter((u) => !u.startsWith("data:") && new URL(u).origin !== new URL(trove.url).origin);
-
 const inChromium = test.skipIf(!installed);
-describe(installed ? "the imports screen in Chromium" : `the imports screen in Chromium (SKIPPED: ${chromiumPath} is not installed; apt-get install -y chromium)`, () => {
+describe(chromiumSuite("the imports screen in Chromium"), () => {
   beforeAll(async () => {
     if (!installed) return;
     dir = mkdtempSync(join(tmpdir(), "trove-web-imports-"));
-    pages = startPageServer();
-    [trove, browser] = await Promise.all([
-      startTrove({
-        TROVE_RATE_LIMIT: "100000",
-        TROVE_SIGN_IN_LIMIT: "1000",
+    app = await startWebApp({
+      env: {
         // Jobs are picked up and pages fetched at once rather than at production's polite pace.
         TROVE_JOBS_TICK_MS: "100",
         TROVE_IMPORT_HOST_GAP_MS: "10",
         TROVE_MAX_BODY_BYTES: String(maxBodyBytes),
-        TROVE_SEED_ACCOUNTS: JSON.stringify([{ email: "alice@example.test", apiKey: aliceKey, password }]),
-      }),
-      launchChromium(),
-    ]);
+      },
+    });
+    ({ trove, pages } = app);
     // The web app is built on its first request: done here, not inside the first test's time.
     expect((await fetch(`${trove.url}/settings/imports`)).status).toBe(200);
   }, slow);
   afterAll(async () => {
-    await browser?.close();
-    await trove?.stop();
-    pages?.stop();
+    await app?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -102,9 +75,9 @@ describe(installed ? "the imports screen in Chromium" : `the imports screen in C
   <DT><A HREF="${base}/article-copy" ADD_DATE="1500000200">Bookmarked Article Copy</A>
 </DL><p>
 `;
-    const { page, errors, requests } = await open("/settings/imports");
+    const { page, errors, requests } = await app.open("/settings/imports");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.getByRole("heading", { name: "Imports", exact: true }).waitFor();
       await importFile(page, "bookmarks.html", bookmarks);
       const job = jobs(page, "bookmarks.html");
@@ -136,7 +109,7 @@ describe(installed ? "the imports screen in Chromium" : `the imports screen in C
       await shows(jobs(page, "bookmarks.html").first(), "completed", "3 of 3 entries", "0 created", "3 already present", "0 failed");
       expect((await apiItems()).filter((i) => i.url.startsWith(base))).toHaveLength(3);
 
-      expect(offOrigin(requests)).toEqual([]);
+      expect(app.offOrigin(requests)).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();
@@ -150,9 +123,9 @@ describe(installed ? "the imports screen in Chromium" : `the imports screen in C
       "Pocket Bad One,ftp://files.invalid/pocket.zip,1600000100,,unread",
       `Pocket Good Two,${pages.url}/article?from=pocket-two,1600000200,,archive`,
     ].join("\r\n");
-    const { page, errors } = await open("/settings/imports");
+    const { page, errors } = await app.open("/settings/imports");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await importFile(page, "pocket.csv", csv, "Pocket CSV");
       const job = jobs(page, "pocket.csv");
       await shows(job, "completed", "Pocket CSV", "2 created", "1 failed");
@@ -181,9 +154,9 @@ describe(installed ? "the imports screen in Chromium" : `the imports screen in C
   inChromium("more failed entries than one page: More shows the rest", async () => {
     const bad = Array.from({ length: 105 }, (_, i) => `Bad ${i},ftp://files.invalid/${i},1600000000,,unread`);
     const csv = ["title,url,time_added,tags,status", ...bad].join("\r\n");
-    const { page, errors } = await open("/settings/imports");
+    const { page, errors } = await app.open("/settings/imports");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await importFile(page, "all-bad.csv", csv);
       const job = jobs(page, "all-bad.csv");
       await shows(job, "completed", "0 created", "105 failed");
@@ -203,9 +176,9 @@ describe(installed ? "the imports screen in Chromium" : `the imports screen in C
   }, slow);
 
   inChromium("files that cannot be imported: no known format, the wrong format named, too large", async () => {
-    const { page, errors } = await open("/settings/imports");
+    const { page, errors } = await app.open("/settings/imports");
     try {
-      await signIn(page);
+      await app.signIn(page);
       const alert = page.getByRole("alert");
 
       // Nothing in it says what it is: refused at once, and no job is made.

@@ -4,47 +4,22 @@
 // a relation and an annotation, followed to the reader and removed. Where /usr/bin/chromium is missing the suite is
 // a registered skip that says so.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import {
-  aliceKey,
-  bobKey,
   chromiumInstalled as installed,
-  chromiumPath,
+  chromiumSuite,
   eventually,
-  launchChromium,
-  startPageServer,
-  startTrove,
+  startWebApp,
   type PageServer,
   type TestTrove,
+  type WebApp,
 } from "@trove/testing";
 
 const slow = 60_000;
-const password = "alice's notes passphrase";
 
+let app: WebApp;
 let trove: TestTrove;
 let pages: PageServer;
-let browser: Browser;
-
-async function open(path: string): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => void errors.push(e.message));
-  // The app talks to its own origin only; anything else would show up here.
-  page.on("request", (r) => {
-    const url = new URL(r.url());
-    if (url.protocol !== "data:" && url.origin !== new URL(trove.url).origin) errors.push(`request off origin: ${r.url()}`);
-  });
-  await page.goto(trove.url + path);
-  return { page, errors };
-}
-
-async function signIn(page: Page): Promise<void> {
-  await page.getByLabel("Email").fill("alice@example.test");
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).waitFor();
-}
 
 interface CreateNote {
   title: string;
@@ -64,27 +39,14 @@ async function createNote(fields: CreateNote): Promise<string> {
 const readNote = async (id: string) => (await (await trove.api(`/api/notes/${id}`)).json()).note;
 
 const inChromium = test.skipIf(!installed);
-describe(installed ? "the notes screens in Chromium" : `the notes screens in Chromium (SKIPPED: ${chromiumPath} is not installed; apt-get install -y chromium)`, () => {
+describe(chromiumSuite("the notes screens in Chromium"), () => {
   beforeAll(async () => {
     if (!installed) return;
-    pages = startPageServer();
-    [trove, browser] = await Promise.all([
-      startTrove({
-        TROVE_RATE_LIMIT: "100000",
-        TROVE_SIGN_IN_LIMIT: "1000",
-        TROVE_SEED_ACCOUNTS: JSON.stringify([
-          { email: "alice@example.test", apiKey: aliceKey, password },
-          { email: "bob@example.test", apiKey: bobKey },
-        ]),
-      }),
-      launchChromium(),
-    ]);
+    // The app talks to its own origin only: any other request is counted in `errors`.
+    app = await startWebApp({ offOriginErrors: true });
+    ({ trove, pages } = app);
   }, slow);
-  afterAll(async () => {
-    await browser?.close();
-    await trove?.stop();
-    pages?.stop();
-  });
+  afterAll(() => app?.stop());
 
   inChromium("filter the note list by tag, archived, project, kind and words; the filters live in the address", async () => {
     const project = (await (await trove.api("/api/projects", { method: "POST", json: { name: "Filtered project" } })).json()).project.id as string;
@@ -94,9 +56,9 @@ describe(installed ? "the notes screens in Chromium" : `the notes screens in Chr
     expect((await trove.api(`/api/notes/${gamma}/archive`, { method: "POST", json: { expectedRevision: 1 } })).status).toBe(200);
     const link = (page: Page, id: string) => page.locator(`ul.items a[href="/notes/${id}"]`);
 
-    const { page, errors } = await open("/notes");
+    const { page, errors } = await app.open("/notes");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await link(page, alpha).waitFor();
       await link(page, beta).waitFor();
       // An archived note is not among the current ones.
@@ -174,9 +136,9 @@ describe(installed ? "the notes screens in Chromium" : `the notes screens in Chr
   inChromium("set tags, kind and state in the editor; archive the note, find it under Archived and restore it", async () => {
     const id = await createNote({ title: "Metadata note", bodyMarkdown: "Some words." });
     const other = await createNote({ title: "A current note" });
-    const { page, errors } = await open(`/notes/${id}`);
+    const { page, errors } = await app.open(`/notes/${id}`);
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.getByLabel("Tags").fill("Research, reading list");
       await page.getByLabel("Kind").fill("decision");
       await page.getByLabel("State").fill("active");
@@ -235,9 +197,9 @@ describe(installed ? "the notes screens in Chromium" : `the notes screens in Chr
       return found.items?.some((i: { id: string }) => i.id === saved.id) ?? false;
     }, 20_000);
     const id = await createNote({ title: "Reading about parsers", bodyMarkdown: "Notes on parsing." });
-    const { page, errors } = await open(`/notes/${id}`);
+    const { page, errors } = await app.open(`/notes/${id}`);
     try {
-      await signIn(page);
+      await app.signIn(page);
       const linked = page.getByRole("region", { name: "Linked items" });
       await linked.getByText("No items attached.").waitFor();
       const attach = page.getByRole("form", { name: "Attach an item" });

@@ -3,86 +3,35 @@
 // the app loads nothing from outside its origin. Where /usr/bin/chromium is missing the suite is a registered
 // skip that says so (.ci/run installs Chromium when it can).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import {
-  aliceKey,
-  bobKey,
   chromiumInstalled as installed,
-  chromiumPath,
+  chromiumSuite,
   eventually,
-  launchChromium,
-  startPageServer,
-  startTrove,
+  startWebApp,
   startWebhookReceiver,
   type PageServer,
   type TestTrove,
+  type WebApp,
 } from "@trove/testing";
 
 const slow = 60_000;
-const password = "alice's browser passphrase";
 
+let app: WebApp;
 let trove: TestTrove;
 let pages: PageServer;
-let browser: Browser;
-
-interface Watched {
-  page: Page;
-  requests: string[];
-  violations: string[];
-  errors: string[];
-}
-
-async function open(path = "/"): Promise<Watched> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const watched: Watched = { page, requests: [], violations: [], errors: [] };
-  page.on("request", (r) => void watched.requests.push(r.url()));
-  page.on("pageerror", (e) => void watched.errors.push(e.message));
-  await page.exposeBinding("troveViolation", (_source, text: string) => void watched.violations.push(text));
-  await page.addInitScript(() =>
-    (globalThis as any).document.addEventListener("securitypolicyviolation", (e: any) => (globalThis as any).troveViolation(`${e.violatedDirective} ${e.blockedURI}`)),
-  );
-  await page.goto(trove.url + path);
-  return watched;
-}
-
-async function signIn(page: Page): Promise<void> {
-  await page.getByLabel("Email").fill("alice@example.test");
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).waitFor();
-}
-
-const offOrigin = (urls: string[]) => urls.filter((u) => !u.startsWith("data:") && new URL(u).origin !== new URL(trove.url).origin);
 
 const inChromium = test.skipIf(!installed);
-describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPPED: ${chromiumPath} is not installed; apt-get install -y chromium)`, () => {
+describe(chromiumSuite("the web app in Chromium"), () => {
   beforeAll(async () => {
     if (!installed) return;
-    pages = startPageServer();
-    [trove, browser] = await Promise.all([
-      startTrove({
-        // The tests poll the API for what the app did; the app's own requests are few. Every test signs in (the
-        // sign-in budget per address is tested in sessions.test.ts).
-        TROVE_RATE_LIMIT: "100000",
-        TROVE_SIGN_IN_LIMIT: "1000",
-        TROVE_SEED_ACCOUNTS: JSON.stringify([
-          { email: "alice@example.test", apiKey: aliceKey, password },
-          { email: "bob@example.test", apiKey: bobKey },
-        ]),
-      }),
-      launchChromium(),
-    ]);
+    app = await startWebApp();
+    ({ trove, pages } = app);
   }, slow);
-  afterAll(async () => {
-    await browser?.close();
-    await trove?.stop();
-    pages?.stop();
-  });
+  afterAll(() => app?.stop());
 
   inChromium("sign in, save a page from a local server and read it; reload and still be signed in; sign out", async () => {
-    const { page, requests, violations, errors } = await open("/");
+    const { page, requests, violations, errors } = await app.open("/");
     try {
       await page.getByRole("form", { name: "Sign in" }).waitFor();
       // A wrong password is said so, and nothing else happens.
@@ -90,8 +39,8 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       await page.getByLabel("Password").fill("not it at all");
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.getByRole("alert").getByText("do not match").waitFor();
-      await signIn(page);
-      expect(offOrigin(requests)).toEqual([]);
+      await app.signIn(page);
+      expect(app.offOrigin(requests)).toEqual([]);
 
       const url = `${pages.url}/article`;
       await page.getByLabel("Page URL").fill(url);
@@ -117,7 +66,7 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       await page.getByRole("form", { name: "Sign in" }).waitFor();
 
       // Nothing loads from elsewhere: the article's images came through Trove (the default reading preference).
-      expect(offOrigin(requests)).toEqual([]);
+      expect(app.offOrigin(requests)).toEqual([]);
       expect(requests.some((u) => /\/api\/items\/[\w-]+\/media\/[\w-]+$/.test(u))).toBe(true);
       expect(violations).toEqual([]);
       expect(errors).toEqual([]);
@@ -128,9 +77,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
 
   inChromium("select a sentence to highlight it with a note; it is drawn in place after a reload", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?highlight` } })).json();
-    const { page, errors } = await open(`/items/${saved.id}`);
+    const { page, errors } = await app.open(`/items/${saved.id}`);
     try {
-      await signIn(page);
+      await app.signIn(page);
       const sentence = "the quick brown parser jumps over the lazy lexer";
       await page.getByText(sentence).waitFor();
       // Select the sentence as a reader would, with the mouse, and let go.
@@ -168,9 +117,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
   }, slow);
 
   inChromium("create a connected client and see its key once; revoke it and the key stops working", async () => {
-    const { page, errors } = await open("/settings/clients");
+    const { page, errors } = await app.open("/settings/clients");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.getByRole("heading", { name: "Connected clients" }).waitFor();
       const form = page.getByRole("form", { name: "New connected client" });
       await form.getByLabel("Name").fill("Reading script");
@@ -196,9 +145,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
 
   inChromium("the keyboard: ? lists the shortcuts, j and k move between items, Enter opens one", async () => {
     const first = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/notes.txt` } })).json();
-    const { page, errors } = await open("/");
+    const { page, errors } = await app.open("/");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.locator(`a[href="/items/${first.id}"]`).waitFor();
       await page.keyboard.press("?");
       await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor();
@@ -220,9 +169,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
 
   inChromium("edit a note in two tabs: the second save meets the conflict screen, and keeping mine saves it on top", async () => {
     const created = await (await trove.api("/api/notes", { method: "POST", json: { title: "Shared plan", bodyMarkdown: "Step one." } })).json();
-    const first = await open(`/notes/${created.note.id}`);
+    const first = await app.open(`/notes/${created.note.id}`);
     try {
-      await signIn(first.page);
+      await app.signIn(first.page);
       const second = await first.page.context().newPage();
       await second.goto(`${trove.url}/notes/${created.note.id}`);
       for (const page of [first.page, second]) await page.getByLabel("Text").waitFor();
@@ -254,9 +203,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
 
   inChromium("create a webhook to a local receiver (secret shown once), send a test and see the delivery; pause and resume", async () => {
     const receiver = startWebhookReceiver();
-    const { page, errors } = await open("/settings/webhooks");
+    const { page, errors } = await app.open("/settings/webhooks");
     try {
-      await signIn(page);
+      await app.signIn(page);
       const form = page.getByRole("form", { name: "New webhook" });
       await form.getByLabel("Name").fill("Local receiver");
       await form.getByLabel("URL").fill(`${receiver.url}/hook`);
@@ -295,9 +244,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
       `<item><title>Feed entry ${n}</title><link>${pages.url}/article?entry=${n}</link><guid>entry-${n}</guid><pubDate>${new Date((now - n * 60) * 1000).toUTCString()}</pubDate><description>&lt;p&gt;Entry ${n} of the local feed, with enough words to be kept as the item's text.&lt;/p&gt;</description></item>`;
     const feed = `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Local feed</title><link>${pages.url}/</link>${entry(1)}${entry(2)}</channel></rss>`;
     const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(feed, { headers: { "content-type": "application/rss+xml" } }) });
-    const { page, errors } = await open("/settings/sources");
+    const { page, errors } = await app.open("/settings/sources");
     try {
-      await signIn(page);
+      await app.signIn(page);
       const form = page.getByRole("form", { name: "New feed" });
       await form.getByLabel("Feed or site").fill(`http://127.0.0.1:${server.port}/feed.xml`);
       await form.getByRole("button", { name: "Add" }).click();
@@ -320,9 +269,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
 
   inChromium("run an export and download it", async () => {
     await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?export` } });
-    const { page, errors } = await open("/settings/exports");
+    const { page, errors } = await app.open("/settings/exports");
     try {
-      await signIn(page);
+      await app.signIn(page);
       const form = page.getByRole("form", { name: "New export" });
       await form.getByLabel("Format").selectOption("json");
       await form.getByRole("button", { name: "Export" }).click();
@@ -339,11 +288,11 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
   }, slow);
 
   inChromium("the account screen: plan and usage, this session among the others; ending another signs it out", async () => {
-    const other = await trove.api("/api/session", { method: "POST", key: null, json: { email: "alice@example.test", password }, headers: { "user-agent": "Other browser" } });
+    const other = await trove.api("/api/session", { method: "POST", key: null, json: { email: "alice@example.test", password: app.password }, headers: { "user-agent": "Other browser" } });
     const otherCookie = (other.headers.get("set-cookie") ?? "").split(";")[0]!;
-    const { page, errors } = await open("/settings/account");
+    const { page, errors } = await app.open("/settings/account");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.getByRole("region", { name: "Plan and usage" }).getByText("personal").waitFor();
       const sessions = page.getByRole("region", { name: "Sessions" });
       await sessions.getByText("this session").waitFor();
@@ -360,9 +309,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
   inChromium("a note's history: the diff between two revisions, and restoring an older one as the next revision", async () => {
     const created = await (await trove.api("/api/notes", { method: "POST", json: { title: "Evolving", bodyMarkdown: "first line\nsecond line" } })).json();
     await trove.api(`/api/notes/${created.note.id}`, { method: "PATCH", json: { expectedRevision: 1, bodyMarkdown: "first line\nchanged line" } });
-    const { page, errors } = await open(`/notes/${created.note.id}/history`);
+    const { page, errors } = await app.open(`/notes/${created.note.id}/history`);
     try {
-      await signIn(page);
+      await app.signIn(page);
       const changes = page.getByLabel("Changes");
       await changes.locator(".removed", { hasText: "second line" }).waitFor();
       await changes.locator(".added", { hasText: "changed line" }).waitFor();
@@ -382,9 +331,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     const note = await (await trove.api("/api/notes", { method: "POST", json: { title: "Parser decisions", bodyMarkdown: "We descend recursively.", repository: "github.com/example/parser" } })).json();
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?projects` } })).json();
     await trove.api(`/api/notes/${note.note.id}/item-links`, { method: "POST", json: { itemId: saved.id } });
-    const { page, errors } = await open("/projects");
+    const { page, errors } = await app.open("/projects");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.getByRole("link", { name: "github.com/example/parser" }).click();
       const brief = page.getByRole("region", { name: "Context brief" });
       await brief.getByRole("link", { name: "Parser decisions" }).waitFor();
@@ -402,9 +351,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
   inChromium("select items in the library to tag, archive or delete them together", async () => {
     const ids: string[] = [];
     for (const n of [1, 2, 3]) ids.push((await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?bulk=${n}` } })).json()).id);
-    const { page, errors } = await open("/");
+    const { page, errors } = await app.open("/");
     try {
-      await signIn(page);
+      await app.signIn(page);
       const pick = (id: string) => page.locator(`li:has(a[href="/items/${id}"]) input.pick`);
       await pick(ids[0]!).check();
       await pick(ids[1]!).check();
@@ -438,9 +387,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     const html = (n: number) => `<html><head><title>Paged ${n}</title></head><body><article><h1>Paged ${n}</h1><p>Paged item number ${n}, with a sentence of text to keep.</p></article></body></html>`;
     const have = (await (await trove.api("/api/items?limit=1")).json()).count as number;
     for (let n = 0; have + n < 105; n++) await trove.api("/api/ingest", { method: "POST", json: { url: `https://paged.example.test/${n}`, html: html(n) } });
-    const { page, errors } = await open("/");
+    const { page, errors } = await app.open("/");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.locator("ul.items li").nth(99).waitFor();
       expect(await page.locator("ul.items li").count()).toBe(100);
       const total = (await (await trove.api("/api/items?limit=1")).json()).count as number;
@@ -461,9 +410,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     const shelf = (await (await trove.api("/api/collections", { method: "POST", json: { name: "Shelf" } })).json()).collection.id;
     await trove.api(`/api/items/${red}`, { method: "POST", json: { tags: ["red-tag"] } });
     await trove.api(`/api/items/${blue}`, { method: "POST", json: { tags: ["blue-tag"], collectionIds: [shelf] } });
-    const { page, errors } = await open("/");
+    const { page, errors } = await app.open("/");
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.getByText("More filters").click();
       await page.getByLabel("Tags").fill("red-tag");
       await page.getByRole("button", { name: "Apply" }).click();
@@ -491,9 +440,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
 
   inChromium("tag and archive from the reader, filter archived items, and search", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article-copy` } })).json();
-    const { page, errors } = await open(`/items/${saved.id}`);
+    const { page, errors } = await app.open(`/items/${saved.id}`);
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.getByRole("heading", { name: "Parsing Things Well" }).waitFor();
       await page.getByLabel("Tags").fill("parsing, reading");
       await page.getByLabel("Tags").press("Enter");
@@ -518,12 +467,12 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
   inChromium("images come through Trove, straight from their site, or not at all, as the account screen sets", async () => {
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?images-modes` } })).json();
     await eventually(async () => (await (await trove.api(`/api/items/${saved.id}/media`)).json()).count > 0, 30_000);
-    const { page, requests, errors } = await open(`/items/${saved.id}`);
+    const { page, requests, errors } = await app.open(`/items/${saved.id}`);
     const pageOrigin = new URL(pages.url).host;
     const fromPages = () => requests.filter((u) => new URL(u).host === pageOrigin);
     try {
       const proxied = page.waitForResponse((r) => /\/api\/items\/[\w-]+\/media\/[\w-]+$/.test(r.url()) && r.status() === 200);
-      await signIn(page);
+      await app.signIn(page);
       const diagram = page.locator('article.content img[alt="Parse tree diagram"]');
       await diagram.scrollIntoViewIfNeeded();
       expect(await diagram.getAttribute("src")).toMatch(new RegExp(`^/api/items/${saved.id}/media/`));
@@ -551,9 +500,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     const saved = await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?collections` } })).json();
     const later = (await (await trove.api("/api/collections", { method: "POST", json: { name: "Read later, maybe" } })).json()).collection;
     const membership = async () => (await (await trove.api(`/api/items/${saved.id}`)).json()).collectionIds as string[];
-    const { page, errors } = await open(`/items/${saved.id}`);
+    const { page, errors } = await app.open(`/items/${saved.id}`);
     try {
-      await signIn(page);
+      await app.signIn(page);
       await page.getByText("Collections: none").click();
       await page.getByLabel("New collection").fill("To cite");
       await page.getByRole("form", { name: "Add a collection" }).getByRole("button", { name: "Add" }).click();
@@ -579,9 +528,9 @@ describe(installed ? "the web app in Chromium" : `the web app in Chromium (SKIPP
     const inside = (await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?scoped-in` } })).json()).id;
     const outside = (await (await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/article?scoped-out` } })).json()).id;
     await trove.api(`/api/items/${inside}`, { method: "POST", json: { collectionId: "Shared with my agent", tags: ["Café Notes"] } });
-    const { page, errors } = await open("/settings/clients");
+    const { page, errors } = await app.open("/settings/clients");
     try {
-      await signIn(page);
+      await app.signIn(page);
       const form = page.getByRole("form", { name: "New connected client" });
       await form.getByLabel("Name").fill("Agent with one collection");
       await form.getByLabel("Items").selectOption("collection");
