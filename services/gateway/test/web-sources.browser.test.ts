@@ -6,28 +6,17 @@
 // missing the suite is a registered skip that says so.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import {
-  aliceKey,
-  bobKey,
-  chromiumInstalled as installed,
-  chromiumPath,
-  eventually,
-  freePort,
-  launchChromium,
-  startTrove,
-  type TestTrove,
-} from "@trove/testing";
+import { createTransport } from "nodemailer";
+import type { Page } from "playwright-core";
+import { chromiumInstalled as installed, chromiumSuite, eventually, freePort, startWebApp, type TestTrove, type WebApp } from "@trove/testing";
 
 const slow = 60_000;
-const password = "alice's browser passphrase";
 const inboxDomain = "in.trove.test";
 
+let app: WebApp;
 let trove: TestTrove;
-let browser: Browser;
 let feeds: { url: string; paths: string[]; stop(): void };
 let smtpPort: number;
 let tmp: string;
@@ -100,83 +89,21 @@ function startSite(pages: Record<string, string | (() => Response)>) {
   return { url: `http://127.0.0.1:${server.port}`, paths, stop: () => server.stop(true) };
 }
 
-/**
- * Sends one message over SMTP to Trove's listener: the plain dialogue (EHLO, MAIL, RCPT, DATA), since that is
- * what a mail provider does and this package has no mail library of its own.
- */
+/** Sends one message to Trove's SMTP listener, as a mail provider would (Gmail's forwarding confirmation here). */
 async function sendMail(to: string, from: string, subject: string, text: string): Promise<void> {
-  const socket = connect({ host: "127.0.0.1", port: smtpPort });
-  socket.setEncoding("utf8");
-  let buffer = "";
-  let waiting: { resolve: (reply: string) => void; reject: (err: Error) => void } | null = null;
-  const settle = () => {
-    // A reply is complete at a line "NNN text" (a hyphen after the code means more lines follow).
-    const m = /(?:^|\r\n)(\d{3}) [^\r\n]*\r\n/.exec(buffer);
-    if (!m || !waiting) return;
-    const reply = buffer.slice(0, m.index + m[0].length);
-    buffer = buffer.slice(reply.length);
-    const w = waiting;
-    waiting = null;
-    w.resolve(reply);
-  };
-  socket.on("data", (chunk: string) => {
-    buffer += chunk;
-    settle();
-  });
-  socket.on("error", (err) => waiting?.reject(err));
-  const reply = (expected: string) =>
-    new Promise<string>((resolve, reject) => {
-      waiting = { resolve, reject };
-      settle();
-    }).then((r) => {
-      if (!/^\d{3}/.test(r) || !r.split("\r\n").filter(Boolean).at(-1)!.startsWith(expected)) throw new Error(`SMTP: expected ${expected}, got ${r}`);
-      return r;
-    });
-  const say = async (line: string, expected: string) => {
-    socket.write(`${line}\r\n`);
-    return reply(expected);
-  };
+  const transport = createTransport({ host: "127.0.0.1", port: smtpPort, secure: false, ignoreTLS: true });
   try {
-    await reply("220");
-    await say("EHLO sender.test", "250");
-    await say(`MAIL FROM:<${from}>`, "250");
-    await say(`RCPT TO:<${to}>`, "250");
-    await say("DATA", "354");
-    const body = text.replace(/\r?\n/g, "\r\n").replace(/^\./gm, "..");
-    const message = [
-      `From: Gmail Team <${from}>`,
-      `To: ${to}`,
-      `Subject: ${subject}`,
-      `Message-ID: <${crypto.randomUUID()}@sender.test>`,
-      `Date: ${new Date().toUTCString()}`,
-      "MIME-Version: 1.0",
-      "Content-Type: text/plain; charset=utf-8",
-      "",
-      body,
-    ].join("\r\n");
-    await say(`${message}\r\n.`, "250");
-    await say("QUIT", "221");
+    await transport.sendMail({ from: `Gmail Team <${from}>`, to, subject, text });
   } finally {
-    socket.destroy();
+    transport.close();
   }
 }
 
-async function open(path = "/settings/sources"): Promise<{ page: Page; errors: string[]; requests: string[] }> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const errors: string[] = [];
-  const requests: string[] = [];
-  page.on("pageerror", (e) => void errors.push(e.message));
-  page.on("request", (r) => void requests.push(r.url()));
-  await page.goto(trove.url + path);
-  return { page, errors, requests };
-}
+/** A new page at the Sources screen (or `path`), signed out. */
+const open = (path = "/settings/sources") => app.open(path);
 
 async function signIn(page: Page): Promise<void> {
-  await page.getByLabel("Email").fill("alice@example.test");
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).waitFor();
+  await app.signIn(page);
   await page.getByRole("heading", { name: "Sources", exact: true }).waitFor();
 }
 
@@ -186,33 +113,22 @@ async function createFeed(title: string): Promise<{ id: string; name: string }> 
   return (await res.json()).source;
 }
 
-const offOrigin = (urls: string[]) => urls.filter((u) => !u.startsWith("data:") && new URL(u).origin !== new URL(trove.url).origin);
+const offOrigin = (urls: string[]) => app.offOrigin(urls);
 
 const inChromium = test.skipIf(!installed);
-describe(installed ? "the Sources screen in Chromium" : `the Sources screen in Chromium (SKIPPED: ${chromiumPath} is not installed; apt-get install -y chromium)`, () => {
+describe(chromiumSuite("the Sources screen in Chromium"), () => {
   beforeAll(async () => {
     if (!installed) return;
     feeds = startFeeds();
     smtpPort = await freePort();
     tmp = mkdtempSync(join(tmpdir(), "trove-web-sources-"));
-    [trove, browser] = await Promise.all([
-      startTrove({
-        TROVE_RATE_LIMIT: "100000",
-        TROVE_SIGN_IN_LIMIT: "1000",
-        TROVE_SMTP_PORT: String(smtpPort),
-        TROVE_INBOX_DOMAIN: inboxDomain,
-        TROVE_YOUTUBE_FEED_URL: `${feeds.url}/yt/videos.xml`,
-        TROVE_SEED_ACCOUNTS: JSON.stringify([
-          { email: "alice@example.test", apiKey: aliceKey, password },
-          { email: "bob@example.test", apiKey: bobKey },
-        ]),
-      }),
-      launchChromium(),
-    ]);
+    app = await startWebApp({
+      env: { TROVE_SMTP_PORT: String(smtpPort), TROVE_INBOX_DOMAIN: inboxDomain, TROVE_YOUTUBE_FEED_URL: `${feeds.url}/yt/videos.xml` },
+    });
+    trove = app.trove;
   }, slow);
   afterAll(async () => {
-    await browser?.close();
-    await trove?.stop();
+    await app?.stop();
     feeds?.stop();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
