@@ -15,6 +15,7 @@ import { Imports } from "./screens/Imports.tsx";
 import { Account } from "./screens/Account.tsx";
 import { Projects } from "./screens/Projects.tsx";
 import { SignIn } from "./screens/SignIn.tsx";
+import { Shortcuts } from "./components/Shortcuts.tsx";
 import "./styles.css";
 
 /** The top bar's links, in order. */
@@ -76,6 +77,7 @@ function App() {
           Sign out
         </button>
       </nav>
+      <Shortcuts />
       {item ? (
         <Reader id={decodeURIComponent(item[1]!)} />
       ) : note ? (

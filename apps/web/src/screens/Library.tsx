@@ -50,29 +50,6 @@ export function Library({ query }: { query: URLSearchParams }) {
   const [reload, setReload] = useState(0);
   const [selected, setSelected] = useState<Set<string>>(new Set());
 
-  const [help, setHelp] = useState(false);
-  // j/k move between items, Enter opens one (the link has focus), / goes to the search box, ? lists the keys.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement | null;
-      if (e.ctrlKey || e.metaKey || e.altKey || (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
-      if (e.key === "?") setHelp((h) => !h);
-      else if (e.key === "Escape") setHelp(false);
-      else if (e.key === "/") {
-        e.preventDefault();
-        document.querySelector<HTMLInputElement>('input[name="q"]')?.focus();
-      } else if (e.key === "j" || e.key === "k") {
-        const links = [...document.querySelectorAll<HTMLAnchorElement>("ul.items a")];
-        if (links.length === 0) return;
-        const at = links.indexOf(document.activeElement as HTMLAnchorElement);
-        const next = e.key === "j" ? Math.min(links.length - 1, at + 1) : Math.max(0, at < 0 ? 0 : at - 1);
-        links[next]!.focus();
-      }
-    };
-    addEventListener("keydown", onKey);
-    return () => removeEventListener("keydown", onKey);
-  }, []);
-
   // One page of the list from `offset`: the first replaces what is shown, the next ones ("More") add to it.
   const fetchPage = (offset: number) => {
     const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
@@ -111,21 +88,6 @@ export function Library({ query }: { query: URLSearchParams }) {
 
   return (
     <main class="library">
-      {help && (
-        <section class="shortcuts" role="dialog" aria-label="Keyboard shortcuts">
-          <h2>Keyboard shortcuts</h2>
-          <dl>
-            <dt>j / k</dt>
-            <dd>next / previous item</dd>
-            <dt>Enter</dt>
-            <dd>open the item</dd>
-            <dt>/</dt>
-            <dd>search</dd>
-            <dt>?</dt>
-            <dd>show or hide this list</dd>
-          </dl>
-        </section>
-      )}
       <SaveBox onSaved={() => setReload((n) => n + 1)} />
       <form
         class="filters"
