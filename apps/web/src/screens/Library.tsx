@@ -68,7 +68,13 @@ export function Library({ query }: { query: URLSearchParams }) {
         setSelected(new Set());
         setError(null);
       })
-      .catch((err) => !stale && setError(err instanceof Error ? err.message : String(err)));
+      .catch((err) => {
+        if (stale) return;
+        // What was listed before no longer answers the address: show the reason, not the old list.
+        setItems([]);
+        setCount(0);
+        setError(err instanceof Error ? err.message : String(err));
+      });
     return () => void (stale = true);
   }, [query.toString(), reload]);
   const more = async () => {
