@@ -2,6 +2,7 @@
 // the name exists) and put the item in it. Every change sends the whole membership (collectionIds, exactly).
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { Alert } from "./Alert.tsx";
 
 interface Collection {
   id: string;
@@ -64,11 +65,7 @@ export function CollectionPicker({ itemId, initial }: { itemId: string; initial:
         </label>
         <button type="submit">Add</button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
     </details>
   );
 }

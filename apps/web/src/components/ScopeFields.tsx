@@ -13,6 +13,7 @@ export type Scope = { tagSlugs: string[] } | { collectionId: string };
 export function ScopeFields() {
   const [kind, setKind] = useState<"all" | "tags" | "collection">("all");
   const [collections, setCollections] = useState<Collection[] | null>(null);
+  // The select is left to the browser (not controlled): the choice stays in the DOM whatever re-renders.
   const select = useRef<HTMLSelectElement>(null);
   // The form's reset (after a create) puts the choice back to every item.
   useEffect(() => {
@@ -28,7 +29,7 @@ export function ScopeFields() {
     <>
       <label>
         Items
-        <select name="scope" ref={select} value={kind} onChange={(e) => setKind(e.currentTarget.value as typeof kind)}>
+        <select name="scope" ref={select} defaultValue="all" onChange={(e) => setKind(e.currentTarget.value as typeof kind)}>
           <option value="all">All items</option>
           <option value="tags">Items with some tags</option>
           <option value="collection">Items in a collection</option>

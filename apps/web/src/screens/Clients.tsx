@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { ScopeFields, describeScope, scopeOf, useCollections } from "../components/ScopeFields.tsx";
 import { ShownOnce } from "../components/ShownOnce.tsx";
+import { Alert } from "../components/Alert.tsx";
 
 interface Client {
   id: string;
@@ -68,11 +69,7 @@ export function Clients() {
         <ScopeFields />
         <button type="submit">Create</button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {clients && clients.length === 0 && <p class="empty">No connected clients.</p>}
       {clients && clients.length > 0 && (
         <ul class="clients">

@@ -1,6 +1,7 @@
 // Settings: exports. Start an export of the library (Markdown ZIP, JSON or CSV), watch it run, download it.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { Alert } from "../components/Alert.tsx";
 
 interface ExportJob {
   id: string;
@@ -59,11 +60,7 @@ export function Exports() {
         </label>
         <button type="submit">Export</button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       <ul class="clients">
         {(jobs ?? []).map((j) => (
           <li key={j.id} aria-label={`Export ${j.id}`}>

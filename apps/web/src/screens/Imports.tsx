@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import "./Imports.css";
+import { Alert } from "../components/Alert.tsx";
 
 interface ImportJob {
   id: string;
@@ -127,11 +128,7 @@ export function Imports() {
           {uploading ? "Uploading…" : "Import"}
         </button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       <h2 id="recent-imports">Recent imports</h2>
       {jobs && jobs.length === 0 && <p class="count">No imports yet.</p>}
       <ul class="clients" aria-labelledby="recent-imports">
@@ -219,11 +216,7 @@ function Failures({ job }: { job: ImportJob }) {
 
   return (
     <section id={`import-${job.id}-details`} class="deliveries failures" aria-label={`Failed entries of ${job.fileName ?? "upload"}`}>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {failures === null ? (
         !error && <p class="count">Loading…</p>
       ) : failures.length === 0 ? (

@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { SaveBox } from "../components/SaveBox.tsx";
 import { navigate, onLinkClick } from "../router.ts";
+import { Alert } from "../components/Alert.tsx";
 
 interface Item {
   id: string;
@@ -154,11 +155,7 @@ export function Library({ query }: { query: URLSearchParams }) {
           <button type="submit">Apply</button>
         </details>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {items === null ? (
         <p aria-busy="true">Loading…</p>
       ) : items.length === 0 ? (

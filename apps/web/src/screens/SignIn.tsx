@@ -1,6 +1,7 @@
 // Sign in with email and password (or a personal key): POST /api/session sets the cookie.
 import { useState } from "preact/hooks";
 import { api, ApiError, setCsrf, type Session } from "../api.ts";
+import { Alert } from "../components/Alert.tsx";
 
 export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [email, setEmail] = useState("");
@@ -35,11 +36,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
           Password
           <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
         </label>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert text={error} />
         <button type="submit" disabled={busy}>
           Sign in
         </button>

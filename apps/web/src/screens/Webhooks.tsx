@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { ScopeFields, describeScope, scopeOf, useCollections } from "../components/ScopeFields.tsx";
 import { ShownOnce } from "../components/ShownOnce.tsx";
+import { Alert } from "../components/Alert.tsx";
 
 /** The event types an endpoint can ask for (libs/contracts/events.ts); none ticked means all of them. */
 const eventTypes = ["item.created", "item.updated", "item.deleted", "item.tagged", "item.untagged", "item.collection_added", "item.collection_removed", "item.removed_from_scope"];
@@ -94,11 +95,7 @@ export function Webhooks() {
         </fieldset>
         <button type="submit">Create</button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {endpoints && endpoints.length === 0 && <p class="empty">No webhooks.</p>}
       <ul class="clients">
         {(endpoints ?? []).map((w) => (

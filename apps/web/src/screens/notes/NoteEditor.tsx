@@ -11,6 +11,7 @@ import { LinkedItems } from "./LinkedItems.tsx";
 import type { Conflict, Draft, Note } from "./types.ts";
 import { useProjects } from "./useProjects.ts";
 import "./Notes.css";
+import { ProjectOptions } from "./ProjectOptions.tsx";
 
 export function NoteEditor({ id }: { id: string }) {
   const path = `/api/notes/${encodeURIComponent(id)}`;
@@ -133,12 +134,7 @@ export function NoteEditor({ id }: { id: string }) {
             Project
             <select name="project" value={draft.project} onChange={(e) => edit({ project: e.currentTarget.value })}>
               <option value="">None</option>
-              {draft.project && !projects.some((p) => p.id === draft.project) && <option value={draft.project}>{draft.project}</option>}
-              {projects.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
+              <ProjectOptions projects={projects} current={draft.project} />
             </select>
           </label>
           <datalist id="note-kinds">

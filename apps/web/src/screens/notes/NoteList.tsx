@@ -5,6 +5,8 @@ import { api } from "../../api.ts";
 import { navigate, onLinkClick, useLocation } from "../../router.ts";
 import { useProjects } from "./useProjects.ts";
 import "./Notes.css";
+import { Alert } from "../../components/Alert.tsx";
+import { ProjectOptions } from "./ProjectOptions.tsx";
 
 /** A list row: a manifest, or a search result (which carries no metadata). */
 interface Row {
@@ -113,12 +115,7 @@ export function NoteList() {
           Project
           <select name="project" value={filters.project} onChange={(e) => go(fromForm(e.currentTarget.form!))}>
             <option value="">Any project</option>
-            {filters.project && !projects.some((p) => p.id === filters.project) && <option value={filters.project}>{filters.project}</option>}
-            {projects.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
+            <ProjectOptions projects={projects} current={filters.project} />
           </select>
         </label>
         <label>
@@ -138,11 +135,7 @@ export function NoteList() {
           </button>
         )}
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {notes === null ? (
         !error && <p aria-busy="true">Loading…</p>
       ) : notes.length === 0 ? (

@@ -6,6 +6,7 @@ import { api } from "../../api.ts";
 import { onLinkClick } from "../../router.ts";
 import { messageOf, when } from "./format.tsx";
 import type { Confirmation, SourceMessage, Status } from "./types.ts";
+import { Alert } from "../../components/Alert.tsx";
 
 export function InboxAddress({ address }: { address: string }) {
   const [copied, setCopied] = useState<Status>(null);
@@ -62,11 +63,7 @@ export function ConfirmationPanel({ id }: { id: string }) {
         </button>
       </div>
       <p class="meta">The code or link a mail provider sent to check you own this address (e.g. Gmail's forwarding confirmation).</p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {!data && !error && <p aria-busy="true">Loading…</p>}
       {data && !c && <p class="empty">No confirmation mail yet.</p>}
       {c && (
@@ -116,11 +113,7 @@ export function MailPanel({ id }: { id: string }) {
           Refresh
         </button>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {!data && !error && <p aria-busy="true">Loading…</p>}
       {data && data.messages.length === 0 && <p class="empty">No mail yet.</p>}
       {data && data.messages.length > 0 && (
