@@ -3,8 +3,13 @@
 import DOMPurify from "dompurify";
 import { marked } from "marked";
 
-/** Where an image loads from: a new address, or null to show its description instead. */
+/** Where an image loads from: a new address, or null not to load it (its description stays). */
 export type ImageRewrite = (src: string) => string | null;
+
+// Set only for the one synchronous sanitize call that asked for it. The hook runs on DOMPurify's inert document
+// and only changes attributes, so nothing is parsed again after sanitising and an image that should not load is
+// never requested.
+let rewrite: ImageRewrite | null = null;
 
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
@@ -14,29 +19,23 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "IMG") {
     node.setAttribute("loading", "lazy");
     node.setAttribute("referrerpolicy", "no-referrer");
+    if (!rewrite) return;
+    node.removeAttribute("srcset");
+    const to = rewrite(node.getAttribute("src") ?? "");
+    if (to !== null) node.setAttribute("src", to);
+    else {
+      node.removeAttribute("src");
+      node.setAttribute("class", "image-off");
+    }
   }
 });
 
 export function renderMarkdown(markdown: string, images?: ImageRewrite): string {
   const html = marked.parse(markdown, { async: false, gfm: true }) as string;
-  const clean = DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "form", "input", "button", "iframe", "object", "embed"], FORBID_ATTR: ["style"] });
-  return images ? rewriteImages(clean, images) : clean;
-}
-
-// On a DOMParser document, which loads nothing: an image the reader should not load is never requested.
-function rewriteImages(html: string, rewrite: ImageRewrite): string {
-  const doc = new DOMParser().parseFromString(html, "text/html");
-  for (const img of [...doc.querySelectorAll("img")]) {
-    img.removeAttribute("srcset");
-    const to = rewrite(img.getAttribute("src") ?? "");
-    if (to !== null) {
-      img.setAttribute("src", to);
-      continue;
-    }
-    const shown = doc.createElement("span");
-    shown.className = "image-off";
-    shown.textContent = `[${img.getAttribute("alt") || "image"}]`;
-    img.replaceWith(shown);
+  rewrite = images ?? null;
+  try {
+    return DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "form", "input", "button", "iframe", "object", "embed"], FORBID_ATTR: ["style"] });
+  } finally {
+    rewrite = null;
   }
-  return doc.body.innerHTML;
 }

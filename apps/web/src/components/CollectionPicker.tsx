@@ -16,13 +16,18 @@ export function CollectionPicker({ itemId, initial }: { itemId: string; initial:
   const load = () => api<{ collections: Collection[] }>("GET", "/api/collections").then((r) => setAll(r.collections));
   useEffect(() => void load(), []);
 
+  // One change at a time: each sends the whole membership, so a second one must start from the first's answer.
+  const [saving, setSaving] = useState(false);
   const save = async (next: string[]) => {
+    setSaving(true);
     try {
       const updated = await api<{ collectionIds: string[] }>("POST", `/api/items/${encodeURIComponent(itemId)}`, { collectionIds: next });
       setIds(updated.collectionIds);
       setError(null);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setSaving(false);
     }
   };
   const add = async (e: Event) => {
@@ -52,6 +57,7 @@ export function CollectionPicker({ itemId, initial }: { itemId: string; initial:
             <input
               type="checkbox"
               checked={ids.includes(c.id)}
+              disabled={saving}
               onChange={(e) => void save(e.currentTarget.checked ? [...ids, c.id] : ids.filter((id) => id !== c.id))}
             />
             {c.name}
