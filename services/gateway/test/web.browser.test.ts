@@ -508,6 +508,8 @@ describe(chromiumSuite("the web app in Chromium"), () => {
       await page.getByLabel("New collection").fill("To cite");
       await page.getByRole("form", { name: "Add a collection" }).getByRole("button", { name: "Add" }).click();
       await page.getByText("Collections: To cite", { exact: true }).waitFor();
+      // The page shows a change at once; the server has it once its answer is in.
+      await eventually(async () => (await membership()).length === 1);
       const [cite] = await membership();
       expect((await (await trove.api(`/api/items?collection=${cite}`)).json()).items.map((i: { id: string }) => i.id)).toEqual([saved.id]);
 
@@ -515,7 +517,7 @@ describe(chromiumSuite("the web app in Chromium"), () => {
       await page.getByText("Collections: Read later, maybe, To cite").or(page.getByText("Collections: To cite, Read later, maybe")).waitFor();
       await page.getByLabel("To cite").uncheck();
       await page.getByText("Collections: Read later, maybe", { exact: true }).waitFor();
-      expect(await membership()).toEqual([later.id]);
+      await eventually(async () => JSON.stringify(await membership()) === JSON.stringify([later.id]));
       // After a reload the reader shows what was stored.
       await page.reload();
       await page.getByText("Collections: Read later, maybe", { exact: true }).waitFor();

@@ -17,14 +17,18 @@ export function CollectionPicker({ itemId, initial }: { itemId: string; initial:
   useEffect(() => void load(), []);
 
   // One change at a time: each sends the whole membership, so a second one must start from the first's answer.
+  // The boxes show the change at once and go back if the server refuses it.
   const [saving, setSaving] = useState(false);
   const save = async (next: string[]) => {
+    const before = ids;
+    setIds(next);
     setSaving(true);
     try {
       const updated = await api<{ collectionIds: string[] }>("POST", `/api/items/${encodeURIComponent(itemId)}`, { collectionIds: next });
       setIds(updated.collectionIds);
       setError(null);
     } catch (err) {
+      setIds(before);
       setError(err instanceof ApiError ? err.message : String(err));
     } finally {
       setSaving(false);
