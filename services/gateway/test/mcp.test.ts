@@ -235,6 +235,27 @@ describe("keys and their limits hold through every tool", () => {
     }
   });
 
+  test("save_url with a scoped key saves into its scope, and never over an item outside it", async () => {
+    const owners = page("The owner's own page", ["The owner saved this page for herself, and nobody else should change it or learn of it."]);
+    const outside = await (await trove.api("/api/ingest", { method: "POST", json: { url: "https://news.example.test/owners-page", html: owners } })).json();
+    const before = await (await trove.api(`/api/items/${outside.id}`)).json();
+    const shelf = (await (await trove.api("/api/collections", { method: "POST", json: { name: "Agent shelf" } })).json()).collection.id;
+    const keys = { tag: await addClientKey(trove, { scope: { tagSlugs: ["agent-reading"] } }), collection: await addClientKey(trove, { scope: { collectionId: shelf } }) };
+    for (const via of ["http", "stdio"] as const) {
+      for (const [kind, key] of Object.entries(keys)) {
+        const client = await connect(key, via);
+        const copy = page("Written by an agent", ["An agent's copy of the page that must not replace the owner's."]);
+        const refused = await call(client, "save_url", { url: "https://news.example.test/owners-page", html: copy });
+        expect({ isError: refused.isError, error: refused.body?.error }).toEqual({ isError: true, error: "outside_scope" });
+        expect(refused.text).not.toContain(outside.id);
+        const saved = await ok(client, "save_url", { url: `https://news.example.test/agent/${via}/${kind}`, html: bridge });
+        const read = await ok(client, "read_item", { id: saved.id, view: "lines", lines: "1:1" });
+        expect(read.text).toContain("The council met");
+      }
+    }
+    expect(await (await trove.api(`/api/items/${outside.id}`)).json()).toEqual(before);
+  });
+
   test("list_sources answers the safe manifest only: no configuration, tokens or cursors, and no way to ask for them", async () => {
     const feedUrl = "https://feeds.example.invalid/rss.xml?token=s3cret-feed-token";
     const created = await trove.api("/api/sources", { method: "POST", json: { type: "rss", feedUrl, name: "Secret feed", defaultTags: ["feeds"] } });
