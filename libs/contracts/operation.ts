@@ -53,7 +53,10 @@ export interface Operation {
   fileBody?: { field: string };
   /** A POST that reads the library and changes none of it (starting an export): read-only keys may call it. */
   reads?: true;
-  /** Works on the whole library (an import): a key scoped to a tag or collection may not call it. */
+  /**
+   * Works on the whole library (an import), or on the definitions scopes are made of (creating, renaming or
+   * deleting a tag, creating a collection): a key scoped to a tag or collection may not call it.
+   */
   wholeLibrary?: true;
   /** How long the gateway waits for the reply when that may exceed the configured request timeout (a produced download). */
   timeoutMs?: number;

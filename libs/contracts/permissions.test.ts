@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { holds, permits, type Caller } from "./index.ts";
+import { holds, operations, permits, type Caller } from "./index.ts";
 
 const caller = (over: Partial<Caller>): Caller => ({
   accountId: "a",
@@ -34,6 +34,18 @@ describe("holds", () => {
     expect(holds(ro, "notes.write", "POST")).toBe(false);
     expect(holds(ro, "sources.write", "GET")).toBe(false);
     expect(holds(caller({}), "webhooks.manage", "GET")).toBe(false);
+  });
+
+  test("permits: a scoped key calls nothing that changes the whole library or the definitions scopes are made of", () => {
+    const scoped = [caller({ scope: { tagSlugs: ["a"] } }), caller({ scope: { collectionId: "c" } })];
+    for (const name of ["createImport", "createTag", "updateTag", "deleteTag", "createCollection"] as const) {
+      for (const c of scoped) expect({ name, allowed: permits(c, operations[name]) }).toEqual({ name, allowed: false });
+      expect({ name, allowed: permits(caller({}), operations[name]) }).toEqual({ name, allowed: true });
+    }
+    // Its own items it lists, saves and changes.
+    for (const name of ["listTags", "listCollections", "ingest", "updateItem"] as const) {
+      for (const c of scoped) expect({ name, allowed: permits(c, operations[name]) }).toEqual({ name, allowed: true });
+    }
   });
 
   test("permits: an operation without a permission is open to any caller", () => {

@@ -1,5 +1,6 @@
 // Which keys hold which permission: the one rule the gateway (403 on a route) and the services (what a reply may
-// show, like the notes connected to an item) both apply. Scope is enforced by the services, not here.
+// show, like the notes connected to an item) both apply. Which items a scoped key sees is the services' to enforce
+// (they alone know an item's tags and collections); what needs the whole library is refused here and by them.
 import type { Caller, HttpMethod, Operation, Permission } from "./operation.ts";
 
 /** Source routes change what flows into the whole library: personal keys (or a session) only. */

@@ -47,7 +47,10 @@ export const sessionOperations = {
     tag: "Sessions",
     summary: "Who is signed in: the account, and with the session cookie the session and its CSRF token (null with a key)",
     response: t.Object({
-      account: t.Object({ email: t.String(), plan: t.String() }),
+      account: t.Object({
+        email: t.Nullable(t.String({ description: "null for a connected client's key: the address is the person's, not the program's" })),
+        plan: t.String(),
+      }),
       session: t.Nullable(Session),
       csrfToken: t.Nullable(t.String()),
     }),

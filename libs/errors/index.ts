@@ -18,6 +18,7 @@ export const errorStatus = {
   export_not_ready: 409,
   export_expired: 410,
   repository_claimed: 409,
+  outside_scope: 409,
   payload_too_large: 413,
   range_too_large: 413,
   unsupported_media_type: 415,

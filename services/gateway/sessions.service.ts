@@ -89,7 +89,8 @@ export class SessionsService {
     if (!account) throw new AppError("unauthorized", "no such account");
     const session = http?.sessionId ? (await this.repo.list(caller.accountId, nowSeconds())).find((s) => s.id === http.sessionId) : undefined;
     return {
-      account: { email: account.email, plan: account.plan },
+      // A connected client acts for the person but is not them: it is not told their email.
+      account: { email: caller.keyKind === "personal" ? account.email : null, plan: account.plan },
       session: session ? view(session, session.id) : null,
       csrfToken: session?.csrfToken ?? null,
     };

@@ -1,5 +1,5 @@
 // Collections and item membership. Kysely only; the account id in every signature.
-import type { Kysely } from "kysely";
+import type { Kysely, SelectQueryBuilder } from "kysely";
 
 export interface CollectionRow {
   id: string;
@@ -60,6 +60,22 @@ export class CollectionsRepository {
       .select(["c.id", "c.name", "c.slug", (eb) => eb.fn.count<number>("ic.item_id").as("item_count")])
       .where("c.account_id", "=", accountId)
       .groupBy(["c.id", "c.name", "c.slug"])
+      .orderBy("c.name")
+      .execute()) as (CollectionRow & { item_count: number })[];
+  }
+
+  /** The collections holding some items (`itemIds`, a subquery: a key's scope), counted over those items, and `own`. */
+  async listInScope(accountId: string, itemIds: SelectQueryBuilder<any, any, { id: string }>, own: string | undefined): Promise<(CollectionRow & { item_count: number })[]> {
+    return (await this.db
+      .selectFrom("items.collections as c")
+      .leftJoin("items.item_collections as ic", (join) => join.onRef("ic.collection_id", "=", "c.id").on("ic.item_id", "in", itemIds))
+      .select(["c.id", "c.name", "c.slug", (eb) => eb.fn.count<number>("ic.item_id").as("item_count")])
+      .where("c.account_id", "=", accountId)
+      .groupBy(["c.id", "c.name", "c.slug"])
+      .having((eb) => {
+        const shown = eb(eb.fn.count<number>("ic.item_id"), ">", 0);
+        return own ? eb.or([shown, eb("c.id", "=", own)]) : shown;
+      })
       .orderBy("c.name")
       .execute()) as (CollectionRow & { item_count: number })[];
   }

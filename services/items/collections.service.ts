@@ -1,9 +1,11 @@
 // Collection rules: named by id, name or slug; creating an existing name returns the existing collection.
-import type { Caller, CollectionDto } from "@trove/contracts";
+// A collection's definition is the whole library's: a scoped key lists only its items' collections and creates none.
+import { isScoped, type Caller, type CollectionDto } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
 import { CollectionsRepository, type CollectionRow } from "./collections.repository.ts";
 import type { ItemsRepository } from "./items.repository.ts";
+import { requireWholeLibrary } from "./key-scope.ts";
 import { collectionRefs, tagSlug } from "./slugs.ts";
 
 const toDto = (c: CollectionRow, itemCount?: number): CollectionDto => ({
@@ -14,13 +16,21 @@ const toDto = (c: CollectionRow, itemCount?: number): CollectionDto => ({
 });
 
 export class CollectionsService {
-  constructor(private readonly repo: CollectionsRepository) {}
+  constructor(
+    private readonly repo: CollectionsRepository,
+    private readonly items: ItemsRepository,
+  ) {}
 
+  /** The account's collections; for a scoped key, those of the items in its scope (and its own), counted over those. */
   async list(caller: Caller) {
-    return { collections: (await this.repo.list(caller.accountId)).map((c) => toDto(c, c.item_count)) };
+    const rows = isScoped(caller)
+      ? await this.repo.listInScope(caller.accountId, this.items.filteredIds(caller.accountId, { scope: caller.scope }), caller.scope?.collectionId)
+      : await this.repo.list(caller.accountId);
+    return { collections: rows.map((c) => toDto(c, c.item_count)) };
   }
 
   async create(caller: Caller, name: string) {
+    requireWholeLibrary(caller, "creating a collection");
     const clean = name.trim();
     if (!clean) throw new AppError("validation_failed", "name is empty", { fields: { name: "must not be blank" } });
     const { collection, existing } = await this.repo.ensure(caller.accountId, { id: newId(), name: clean, slug: tagSlug(clean), now: nowSeconds() });

@@ -69,7 +69,7 @@ export const itemsService: ServiceModule = {
     const usage = new UsageService(itemsRepo);
     const tagDeletions = new TagDeletionPublisher(new TagDeletionsRepository(db), rt.bus, rt.log);
     const tags = new TagsService(new TagsRepository(db), itemsRepo, tagDeletions);
-    const collections = new CollectionsService(new CollectionsRepository(db));
+    const collections = new CollectionsService(new CollectionsRepository(db), itemsRepo);
     const media = new MediaService(new MediaRepository(db), itemsRepo, rt.blobs, rt.log, { allowPrivateNetwork: rt.config.allowPrivateNetwork, resolver: rt.resolver });
     const items = new ItemsService(itemsRepo, tags, collections, media, new ConnectedNotes(rt.bus, rt.log));
     const refs = new RefsService(itemsRepo, new RefsRepository(db));
@@ -85,7 +85,7 @@ export const itemsService: ServiceModule = {
       },
       rt.log,
     );
-    const ingest = new IngestService(itemsRepo, usage, captures, media, { waitMs: rt.config.ingestWaitMs }, rt.log);
+    const ingest = new IngestService(itemsRepo, usage, captures, media, tags, { waitMs: rt.config.ingestWaitMs }, rt.log);
     const exportPage = new ExportPageService(itemsRepo, highlightsRepo, tags, collections);
     const imports = new ImportService(itemsRepo, usage, tags, collections, highlights, captures);
     const captureItem = new CaptureItemService(itemsRepo, eventLog, captures);

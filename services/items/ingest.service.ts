@@ -1,14 +1,16 @@
 // Saving a page: normalise and dedupe the URL, refuse what may not be fetched, fetch (SSRF-guarded) or take the
 // browser's HTML, extract, and store it all in one transaction with the plan count. Work that outlasts the
-// foreground budget finishes in the background.
-import type { Caller } from "@trove/contracts";
+// foreground budget finishes in the background. A scoped key saves into its scope and never over an item outside it.
+import { isScoped, type Caller } from "@trove/contracts";
 import { newId, nowSeconds } from "@trove/db";
 import type { Logger } from "@trove/log";
 import { keptContent, refusal, type Capture, type ContentCapture } from "./capture.ts";
 import { itemEvent, scopeOf } from "./events.ts";
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
+import { outsideScope, placeInScope } from "./key-scope.ts";
 import type { MediaService } from "./media.service.ts";
 import { removeItems } from "./removal.ts";
+import type { TagsService } from "./tags.service.ts";
 import { normalizeUrl, parseSaveUrl, urlHash } from "./url.ts";
 import type { UsageService } from "./usage.service.ts";
 
@@ -45,6 +47,7 @@ export class IngestService {
     private readonly usage: UsageService,
     private readonly captures: ContentCapture,
     private readonly media: MediaService,
+    private readonly tags: TagsService,
     private readonly opts: IngestOptions,
     private readonly log: Logger,
   ) {}
@@ -54,6 +57,9 @@ export class IngestService {
     const normalized = normalizeUrl(url);
     const save: Save = { url: normalized, hash: urlHash(normalized), title: url.hostname, source: input.source ?? null };
     const existing = await this.repo.findByHash(caller.accountId, save.hash);
+    // Before anything else: no fetch, no count, and an answer that names nothing of the item (checked again where
+    // the save is stored, for an item saved meanwhile).
+    if (existing && isScoped(caller) && !(await this.repo.getById(caller.accountId, existing.id, { scope: caller.scope }))) throw outsideScope();
     // Refused early, before any fetch; the count is checked again, atomically, where the item is inserted.
     if (!existing) await this.usage.ensureRoom(caller);
 
@@ -87,7 +93,8 @@ export class IngestService {
   /**
    * One transaction: the item inserted and counted toward the plan (item.created), or one more save of it
    * recorded (item.updated), plus the capture's content when there is one. All or nothing: a save refused by the
-   * plan, or whose content cannot be stored, leaves no item and no count behind.
+   * plan, or whose content cannot be stored, leaves no item and no count behind. A scoped caller's new item joins
+   * its scope; an item outside the scope (saved meanwhile) is left exactly as it was.
    */
   private async save(caller: Caller, s: Save, stored: { capture: Capture; captureId: string } | null) {
     const now = nowSeconds();
@@ -96,9 +103,14 @@ export class IngestService {
         const saved = await tx.upsert(caller.accountId, { id: newId(), url: s.url, urlHash: s.hash, title: s.title, source: s.source, now });
         if (saved.inserted) {
           if (!(await this.usage.countNew(tx, caller, now))) throw new PlanFull();
-          await tx.addEvent(caller.accountId, itemEvent("item.created", saved.id, null, { status: "stashed", tagSlugs: [], collectionIds: [] }, { changedFields: [] }));
+          const placed = await placeInScope(tx, this.tags, caller, saved.id, now);
+          if (placed.tagSlugs.length > 0 || placed.collectionIds.length > 0) await tx.refreshLists(caller.accountId, [saved.id]);
+          await tx.addEvent(caller.accountId, itemEvent("item.created", saved.id, null, { status: "stashed", ...placed }, { changedFields: [] }));
         } else {
-          const scope = scopeOf((await tx.getById(caller.accountId, saved.id))!);
+          // The upsert counted this save: throwing rolls that back too.
+          const row = await tx.getById(caller.accountId, saved.id, { scope: caller.scope });
+          if (!row) throw outsideScope();
+          const scope = scopeOf(row);
           await tx.addEvent(caller.accountId, itemEvent("item.updated", saved.id, scope, scope, { changedFields: ["timesAdded", "lastSeenAt"] }));
         }
         if (stored) await this.captures.storeIn(tx, caller.accountId, saved.id, stored.capture, stored.captureId, { announce: !saved.inserted });

@@ -1,5 +1,5 @@
 // Tags and item-tag links. Kysely only; the account id in every signature.
-import type { Kysely } from "kysely";
+import type { Kysely, SelectQueryBuilder } from "kysely";
 
 export interface TagRow {
   id: string;
@@ -81,6 +81,27 @@ export class TagsRepository {
       .execute()) as (TagRow & { item_count: number; links: number })[];
     // Hidden: tags whose every item is archived.
     return rows.filter((r) => r.links === 0 || r.item_count > 0).map(({ links: _, ...r }) => r);
+  }
+
+  /**
+   * The tags of some items (`itemIds`, a subquery: a key's scope) that are not archived, counted over those items
+   * alone, plus the tags `own` names (a key's scope tags) with whatever count they have there.
+   */
+  async listInScope(accountId: string, itemIds: SelectQueryBuilder<any, any, { id: string }>, own: string[]): Promise<(TagRow & { item_count: number })[]> {
+    return (await this.db
+      .selectFrom("items.tags as t")
+      .leftJoin("items.item_tags as it", (join) => join.onRef("it.tag_id", "=", "t.id").on("it.item_id", "in", itemIds))
+      .leftJoin("items.items as i", "i.id", "it.item_id")
+      .select(["t.id", "t.name", "t.slug", "t.description"])
+      .select((eb) => eb.fn.count<number>("i.id").filterWhere("i.status", "!=", "archived").as("item_count"))
+      .where("t.account_id", "=", accountId)
+      .groupBy(["t.id", "t.name", "t.slug", "t.description"])
+      .having((eb) => {
+        const shown = eb(eb.fn.count<number>("i.id").filterWhere("i.status", "!=", "archived"), ">", 0);
+        return own.length > 0 ? eb.or([shown, eb("t.slug", "in", own)]) : shown;
+      })
+      .orderBy("t.name")
+      .execute()) as (TagRow & { item_count: number })[];
   }
 
   async link(accountId: string, itemId: string, tagIds: string[], now: number): Promise<void> {

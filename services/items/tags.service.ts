@@ -1,10 +1,12 @@
 // Tag rules: slugs are stable (renaming keeps the slug), names or slugs are accepted anywhere a tag is named,
 // tags are created on first use. Deleting a tag unlinks it from items (with events) and tells the notes service.
-import type { Caller, TagDto } from "@trove/contracts";
+// A tag's definition is the whole library's: a scoped key lists only its items' tags and defines none.
+import { isScoped, type Caller, type TagDto } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
 import { itemEvent, scopeOf } from "./events.ts";
 import type { ItemsRepository } from "./items.repository.ts";
+import { requireWholeLibrary } from "./key-scope.ts";
 import { tagSlug } from "./slugs.ts";
 import { TagDeletionsRepository } from "./tag-deletions.repository.ts";
 import type { TagDeletionPublisher } from "./tag-deletions.ts";
@@ -28,11 +30,16 @@ export class TagsService {
     return [...new Set(namesOrSlugs.map(tagSlug))];
   }
 
+  /** The account's tags; for a scoped key, the tags of the items in its scope (and its own), counted over those. */
   async list(caller: Caller) {
-    return { tags: (await this.repo.listVisible(caller.accountId)).map((t) => toDto(t, t.item_count)) };
+    const rows = isScoped(caller)
+      ? await this.repo.listInScope(caller.accountId, this.items.filteredIds(caller.accountId, { scope: caller.scope }), caller.scope?.tagSlugs ?? [])
+      : await this.repo.listVisible(caller.accountId);
+    return { tags: rows.map((t) => toDto(t, t.item_count)) };
   }
 
   async create(caller: Caller, input: { name: string; description?: string }) {
+    requireWholeLibrary(caller, "creating a tag");
     const name = input.name.trim();
     if (!name) throw new AppError("validation_failed", "name is empty", { fields: { name: "must not be blank" } });
     const { tag, existing } = await this.repo.ensure(caller.accountId, {
@@ -46,6 +53,7 @@ export class TagsService {
   }
 
   async update(caller: Caller, slug: string, input: { name?: string; description?: string | null }) {
+    requireWholeLibrary(caller, "renaming or describing a tag");
     const set: { name?: string; description?: string | null } = {};
     if (input.name !== undefined) {
       set.name = input.name.trim();
@@ -65,6 +73,7 @@ export class TagsService {
 
   /** Removes the tag from every item (an item.untagged event each) and deletes it; notes learn of it by event. */
   async delete(caller: Caller, slug: string) {
+    requireWholeLibrary(caller, "deleting a tag");
     const itemsUntagged = await this.items.transaction(async (tx) => {
       const repo = new TagsRepository(tx.kysely);
       const [tag] = await repo.bySlugs(caller.accountId, [slug]);

@@ -24,7 +24,9 @@ export function registerItemTools(server: McpServer, api: TroveApi): void {
       description:
         "Save a web page to the library by URL. The server fetches and extracts the page; pass `html` when you " +
         "already hold the page's HTML (behind a login, say) and the server extracts that instead of fetching. " +
-        "Answers the item's id and whether its text was extracted. Saving a URL already saved returns the same item.",
+        "Answers the item's id and whether its text was extracted. Saving a URL already saved returns the same item. " +
+        "With a key scoped to a tag or collection the new item joins that scope (so it can be read back); a URL the " +
+        "library holds outside the scope is refused with outside_scope and that item stays as it was.",
       inputSchema: {
         url: z.string().min(1).max(8192).describe("The page's http(s) URL."),
         html: z.string().max(5_000_000).optional().describe("The page's HTML, when you have it."),

@@ -6,16 +6,22 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { accountCallerSubject, subjectOf, type Caller } from "@trove/contracts";
 import { callerHeaders } from "@trove/host";
-import { addClientKey, startTrove, type TestTrove } from "@trove/testing";
+import { addClientKey, heldTitle, startPageServer, startTrove, type PageServer, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
+let pages: PageServer;
 let alice: Caller;
 beforeAll(async () => {
-  trove = await startTrove();
+  pages = startPageServer();
+  // A save waits for its capture as long as the test holds the page (see the race below), never for a clock.
+  trove = await startTrove({ TROVE_INGEST_WAIT_MS: "60000" });
   const { id } = await trove.db.selectFrom("gateway.accounts").select("id").where("email", "=", "alice@example.test").executeTakeFirstOrThrow();
   alice = (await trove.bus.request(accountCallerSubject, { accountId: id })) as Caller;
 });
-afterAll(() => trove.stop());
+afterAll(async () => {
+  await trove.stop();
+  pages.stop();
+});
 
 const page = (title: string, words: string) =>
   `<!doctype html><html><head><title>${title}</title></head><body><article><h1>${title}</h1><p>${words.repeat(4)}</p></article></body></html>`;
@@ -154,6 +160,23 @@ describe("saves by a scoped key", () => {
     const save = trove.bus.request(subjectOf("ingest"), { params: {}, query: {}, body: { url: outside.url, html: page("Over the bus", "Sent past the gateway. ") } }, { headers: callerHeaders(caller) });
     await expect(save).rejects.toMatchObject({ code: "outside_scope" });
     expect((await ok(`/api/items/${outside.id}`)).timesAdded).toBe(1);
+  });
+
+  test("a URL the owner saves while a scoped key's save of it is fetching stays hers: that save is refused and changes nothing", async () => {
+    const url = `${pages.url}/held`;
+    const key = await addClientKey(trove, { scope: { tagSlugs: ["in"] } });
+    // The scoped save looked the URL up (not saved yet) and is now fetching the page, which the test holds.
+    const racing = trove.api("/api/ingest", { method: "POST", key, json: { url } });
+    await pages.reached("/held");
+    const owners = await ok("/api/ingest", { method: "POST", json: { url, html: page("The owner's copy", "The owner saved it first. ") } });
+    pages.release();
+    const res = await racing;
+    const text = await res.text();
+    expect({ status: res.status, error: JSON.parse(text).error }).toEqual({ status: 409, error: "outside_scope" });
+    expect(text).not.toContain(owners.id);
+    const item = await ok(`/api/items/${owners.id}`);
+    expect({ timesAdded: item.timesAdded, title: item.title, tags: item.tags }).toEqual({ timesAdded: 1, title: "The owner's copy", tags: [] });
+    expect(item.contentMarkdown).not.toContain(heldTitle);
   });
 
   test("a save of a URL already inside the scope counts as before and answers its id", async () => {
