@@ -1,7 +1,7 @@
 // items.internal.exportPage: one page of the caller's items as export records, in id order from a keyset
 // position. The key's scope applies (a scoped key exports only its scope). A page's content, highlights, tags and
 // collections come in a few queries whatever its length, and its Markdown stays within a byte budget.
-import type { Caller, ExportPageReply, ExportPageRequest, ExportRecord, PortableStatus } from "@trove/contracts";
+import { isScoped, type Caller, type ExportPageReply, type ExportPageRequest, type ExportRecord, type PortableStatus } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import type { CollectionsService } from "./collections.service.ts";
 import type { HighlightRow, HighlightsRepository } from "./highlights.repository.ts";
@@ -49,19 +49,25 @@ export class ExportPageService {
     return { records, next: more && page.length > 0 ? page.at(-1)!.id : null };
   }
 
-  /** The request's filter with the key's scope; a tag or collection the account does not have is refused. */
+  /**
+   * The request's filter with the key's scope; a tag or collection the account does not have is refused. Not to a
+   * scoped key: that refusal would tell it which tags and collections the account has outside its scope, so for it
+   * an unknown one matches nothing, as in lists.
+   */
   private async filterOf(caller: Caller, req: ExportPageRequest): Promise<ItemFilter> {
     const fields: Record<string, string> = {};
+    const refuseUnknown = !isScoped(caller);
     let tagSlugs: string[] | undefined;
     if (req.tags && req.tags.length > 0) {
       const { slugs, unknown } = await this.tags.resolve(caller, req.tags);
-      if (unknown.length > 0) fields.tags = `unknown tag ${unknown.join(", ")}`;
+      if (unknown.length > 0 && refuseUnknown) fields.tags = `unknown tag ${unknown.join(", ")}`;
       tagSlugs = slugs;
     }
     let collectionId: string | undefined;
     if (req.collection !== undefined) {
       collectionId = (await this.collections.resolve(caller, req.collection))?.id;
-      if (!collectionId) fields.collection = `unknown collection ${req.collection}`;
+      if (!collectionId && refuseUnknown) fields.collection = `unknown collection ${req.collection}`;
+      collectionId ??= "";
     }
     if (Object.keys(fields).length > 0) throw new AppError("validation_failed", Object.values(fields).join("; "), { fields });
     return { statuses: req.status && req.status.length > 0 ? req.status : undefined, tagSlugs, collectionId, scope: caller.scope };

@@ -234,6 +234,23 @@ describe("what a scoped key lists", () => {
     ]);
   });
 
+  test("an export's tag or collection filter tells a scoped key nothing of the account: outside and unknown both match nothing", async () => {
+    await saved({ tags: ["export-secret"], collections: [await collection("Export secret shelf")] });
+    const key = await addClientKey(trove, { scope: { tagSlugs: ["export-in"] } });
+    const statuses: Record<string, number> = {};
+    for (const [name, filter] of Object.entries({
+      secretTag: { tags: ["export-secret"] },
+      unknownTag: { tags: ["export-nowhere"] },
+      secretShelf: { collection: "export-secret-shelf" },
+      unknownShelf: { collection: "export-nowhere-shelf" },
+    })) {
+      statuses[name] = (await trove.api("/api/exports", { method: "POST", key, json: { format: "json", ...filter } })).status;
+    }
+    expect(statuses).toEqual({ secretTag: 200, unknownTag: 200, secretShelf: 200, unknownShelf: 200 });
+    // The owner is still told of a tag she does not have.
+    expect((await trove.api("/api/exports", { method: "POST", json: { format: "json", tags: ["export-nowhere"] } })).status).toBe(400);
+  });
+
   test("GET /api/session tells no client key the owner's email; the owner's credentials get it", async () => {
     expect((await ok("/api/session")).account).toEqual({ email: "alice@example.test", plan: expect.any(String) });
     const shelf = await collection("Session shelf");
