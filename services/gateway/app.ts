@@ -21,10 +21,10 @@ import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
 import { blobBody } from "./blob-reply.ts";
-import { isJsonType, parseBody, readLimited, tooLarge } from "./body.ts";
+import { isJsonType, parseBody, readLimited, readNoBody, tooLarge } from "./body.ts";
 import { docsUi } from "./docs.ts";
 import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
-import { checkJsonBody } from "./json-body.ts";
+import { checkJsonBody, tooDeep } from "./json-body.ts";
 import { openApiDocument, ownCopy, specPath } from "./openapi.ts";
 import type { KeyCheck } from "./accounts.service.ts";
 import { cookieValue, csrfHeader, sessionCookie, type SessionCheck } from "./sessions.service.ts";
@@ -162,8 +162,11 @@ export function createGatewayApp(deps: GatewayDeps) {
     })
     // Every body, chunked ones included, is read through a byte count that stops at the limit.
     .onParse({ as: "global" }, async ({ request, contentType, route }) => {
+      const op = byRoute.get(`${request.method} ${route}`)?.op;
+      // A route that takes no body refuses one at once: it is never parsed, nor passed on to a service.
+      if (op && !op.body) return readNoBody(request);
       // A file sent as itself (an import) is kept as bytes: decoding it as text would lose what is not UTF-8.
-      const file = byRoute.get(`${request.method} ${route}`)?.op.fileBody;
+      const file = op?.fileBody;
       if (file) return fileOrForm(await readLimited(request, config.maxBodyBytes), contentType, file.field);
       return parseBody(request, contentType, config.maxBodyBytes);
     })
@@ -344,6 +347,9 @@ export function createGatewayApp(deps: GatewayDeps) {
  */
 function fileOrForm(bytes: Uint8Array, contentType: string, field: string): unknown {
   if (isJsonType(contentType)) {
+    // Measured before parsing, as any JSON body is (no export a file route takes nests this deep).
+    const deep = tooDeep(bytes);
+    if (deep) throw deep;
     try {
       const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
       if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, field)) return value;
