@@ -1,6 +1,7 @@
 // Sign-in and browser sessions, over HTTP against a whole Trove (both deployments): the password set through
-// TROVE_SEED_ACCOUNTS, the HttpOnly cookie as the account's personal credential, CSRF tokens on writes, the
-// sign-in budget, sign-out, listing and ending sessions, expiry, setting the password; bearer keys unchanged.
+// TROVE_SEED_ACCOUNTS, the HttpOnly cookie as the account's personal credential, CSRF tokens on writes, requests
+// from other sites refused, the sign-in budget, sign-out, listing and ending sessions, expiry, setting the
+// password; bearer keys unchanged.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addClientKey, aliceKey, bobKey, startTrove, type TestTrove } from "@trove/testing";
 
@@ -16,6 +17,8 @@ beforeAll(async () => {
   });
 });
 afterAll(() => trove.stop());
+
+const evil = "http://evil.test";
 
 interface SignedIn {
   cookie: string;
@@ -96,6 +99,60 @@ describe("signing in", () => {
   });
 });
 
+describe("signing in from another site", () => {
+  const aliceJson = { email: "alice@example.test", password: alicePassword };
+  const signInWith = (headers: Record<string, string>, body: string = JSON.stringify(aliceJson)) =>
+    trove.api("/api/session", { method: "POST", key: null, body, headers: { "content-type": "application/json", ...headers } });
+
+  test("a form posted from another site sets no cookie (it signed the visitor in); sign-in takes JSON only", async () => {
+    const form = "email=alice%40example.test&password=" + encodeURIComponent(alicePassword);
+    const formType = { "content-type": "application/x-www-form-urlencoded" };
+    const crossSite = await signInWith({ ...formType, origin: evil }, form);
+    expect({ status: crossSite.status, error: (await crossSite.json()).error, cookie: crossSite.headers.get("set-cookie") }).toEqual({ status: 403, error: "csrf_failed", cookie: null });
+    // Not as a form from anywhere, nor as the text/plain a form can also send.
+    for (const [headers, body] of [[{ ...formType, origin: new URL(trove.url).origin }, form], [formType, form], [{ "content-type": "text/plain" }, JSON.stringify(aliceJson)]] as const) {
+      const res = await signInWith(headers, body);
+      expect({ headers, status: res.status, error: (await res.json()).error, cookie: res.headers.get("set-cookie") }).toEqual({ headers, status: 415, error: "unsupported_media_type", cookie: null });
+    }
+  });
+
+  test("a JSON sign-in that a page on another site sent is refused by its Origin or Sec-Fetch-Site", async () => {
+    const crossSite: Record<string, string>[] = [{ origin: evil }, { origin: "null" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }, { origin: evil, "sec-fetch-site": "same-origin" }];
+    for (const headers of crossSite) {
+      const res = await signInWith(headers);
+      expect({ headers, status: res.status, error: (await res.json()).error, cookie: res.headers.get("set-cookie") }).toEqual({ headers, status: 403, error: "csrf_failed", cookie: null });
+    }
+  });
+
+  test("the app's own page, a proxy's forwarded host, and curl (no Origin) still sign in", async () => {
+    const own: Record<string, string>[] = [
+      { origin: new URL(trove.url).origin, "sec-fetch-site": "same-origin" },
+      { origin: "https://trove.example.test", "x-forwarded-host": "trove.example.test", "x-forwarded-proto": "https" },
+      { "sec-fetch-site": "none" },
+      {},
+    ];
+    for (const headers of own) {
+      const res = await signInWith(headers);
+      expect({ headers, status: res.status }).toEqual({ headers, status: 200 });
+      expect(res.headers.get("set-cookie")).toStartWith("trove_session=trove_s_");
+    }
+  });
+
+  test("over a live session, a cross-site sign-in into another account neither signs in nor ends the session", async () => {
+    await trove.api("/api/account/password", { method: "POST", key: bobKey, json: { password: "bob's own passphrase" } });
+    const alice = await signIn(aliceJson);
+    const res = await trove.api("/api/session", {
+      method: "POST",
+      key: null,
+      json: { email: "bob@example.test", password: "bob's own passphrase" },
+      headers: { cookie: alice.cookie, origin: evil },
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    expect((await (await asBrowser(alice, "/api/session")).json()).account.email).toBe("alice@example.test");
+  });
+});
+
 describe("the session cookie", () => {
   test("acts as the account's personal key, personal-only routes included", async () => {
     const s = await signIn({ email: "alice@example.test", password: alicePassword });
@@ -137,6 +194,31 @@ describe("the session cookie", () => {
     const s = await signIn({ email: "alice@example.test", password: alicePassword });
     await trove.db.updateTable("gateway.sessions").set({ expires_at: Math.floor(Date.now() / 1000) - 1 }).where("id", "=", s.sessionId).execute();
     expect((await asBrowser(s, "/api/items")).status).toBe(401);
+  });
+
+  test("the cookie is refused on requests a page on another site makes, reads and writes alike; keys are not", async () => {
+    const s = await signIn({ email: "alice@example.test", password: alicePassword });
+    const json = { url: "https://cross.example.test/a", html: "<html><head><title>A</title></head><body><p>Some text to keep.</p></body></html>" };
+    const crossSite: Record<string, string>[] = [{ origin: evil }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }];
+    for (const headers of crossSite) {
+      const read = await trove.api("/api/items", { key: null, headers: { cookie: s.cookie, ...headers } });
+      expect({ headers, status: read.status, error: (await read.json()).error }).toEqual({ headers, status: 403, error: "csrf_failed" });
+      const write = await trove.api("/api/ingest", { method: "POST", key: null, json, headers: { cookie: s.cookie, "x-csrf-token": s.csrf, ...headers } });
+      expect({ headers, status: write.status }).toEqual({ headers, status: 403 });
+      // Signing out from another site does not end the session either.
+      const out = await trove.api("/api/session", { method: "DELETE", key: null, headers: { cookie: s.cookie, "x-csrf-token": s.csrf, ...headers } });
+      expect({ headers, status: out.status, cookie: out.headers.get("set-cookie") }).toEqual({ headers, status: 403, cookie: null });
+    }
+    const urls = ((await (await trove.api("/api/items?limit=1000")).json()).items as { url: string }[]).map((i) => i.url);
+    expect(urls).not.toContain(json.url);
+    expect((await asBrowser(s, "/api/items")).status).toBe(200);
+    // The app's own pages: same origin, or typed into the address bar.
+    const own: Record<string, string>[] = [{ origin: new URL(trove.url).origin, "sec-fetch-site": "same-origin" }, { "sec-fetch-site": "none" }];
+    for (const headers of own) {
+      expect((await trove.api("/api/items", { key: null, headers: { cookie: s.cookie, ...headers } })).status).toBe(200);
+    }
+    // A bearer key is not a cookie: another site's script that holds one (CORS aside) is not refused here.
+    expect((await trove.api("/api/items", { headers: { origin: evil, "sec-fetch-site": "cross-site" } })).status).toBe(200);
   });
 
   test("a made-up cookie is no credential, and a bearer key beside a cookie wins", async () => {
