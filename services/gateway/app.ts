@@ -289,6 +289,7 @@ export function createGatewayApp(deps: GatewayDeps) {
               sessionId: state.sessionId,
               sessionToken: state.sessionToken,
               setCookie: (cookie) => cookies.push(cookie),
+              rateLimit: (headers) => addRateLimit(ctx.set.headers, headers),
             },
           };
           reply = await local(input as never, hctx);
@@ -408,6 +409,14 @@ function sameHost(origin: string, request: Request): boolean {
       return false;
     }
   });
+}
+
+/** Adds a budget's entries to the response's RateLimit headers (Retry-After as given, on a refusal). */
+function addRateLimit(headers: Record<string, unknown>, more: Record<string, string>): void {
+  for (const [name, value] of Object.entries(more)) {
+    const current = headers[name];
+    headers[name] = name !== "Retry-After" && typeof current === "string" && current !== "" ? `${current}, ${value}` : value;
+  }
 }
 
 /** Compares a sent token with the expected one in constant time. */
