@@ -41,6 +41,8 @@ describe("parseConfig", () => {
     ["TROVE_SESSION_TTL_HOURS", "0", /TROVE_SESSION_TTL_HOURS/],
     ["TROVE_SESSION_TTL_HOURS", "9000", /TROVE_SESSION_TTL_HOURS/],
     ["TROVE_SIGN_IN_LIMIT", "0", /TROVE_SIGN_IN_LIMIT/],
+    ["TROVE_SIGN_IN_ACCOUNT_LIMIT", "0", /TROVE_SIGN_IN_ACCOUNT_LIMIT/],
+    ["TROVE_SESSION_IDLE_HOURS", "0", /TROVE_SESSION_IDLE_HOURS/],
     ["TROVE_SEED_ACCOUNTS", '[{"email":"a@example.test","apiKey":"0123456789abcdef","password":"short"}]', /password/],
     ["TROVE_SEED_ACCOUNTS", '[{"email":"a@example.test","apiKey":"0123456789abcdef","password":42}]', /password/],
     ["DATABASE_URL", "mysql://x", /DATABASE_URL/],

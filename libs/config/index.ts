@@ -27,8 +27,12 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long a browser session lasts from sign-in, in hours. */
   sessionTtlHours: number;
+  /** How long a browser session may go unused before it ends, in hours. */
+  sessionIdleHours: number;
   /** Sign-in attempts one address may start per 60 s. */
   signInLimit: number;
+  /** Failed password checks (sign-in, or the current password when changing it) per account per 15 minutes. */
+  signInAccountLimit: number;
   /** Check every service reply against the contract's response schema (tests); off, replies pass through. */
   validateResponses: boolean;
   /** How long a save waits for fetch and extraction before answering `background: true`. */
@@ -211,7 +215,9 @@ export function parseConfig(env: Env): Config {
     maxBodyBytes: int(env, "TROVE_MAX_BODY_BYTES", 10 * 1024 * 1024, 1024),
     requestTimeoutMs: int(env, "TROVE_REQUEST_TIMEOUT_MS", 30_000, 100),
     sessionTtlHours: int(env, "TROVE_SESSION_TTL_HOURS", 720, 1, 8760),
+    sessionIdleHours: int(env, "TROVE_SESSION_IDLE_HOURS", 168, 1, 8760),
     signInLimit: int(env, "TROVE_SIGN_IN_LIMIT", 10, 1, 1_000_000),
+    signInAccountLimit: int(env, "TROVE_SIGN_IN_ACCOUNT_LIMIT", 10, 1, 1_000_000),
     ingestWaitMs: int(env, "TROVE_INGEST_WAIT_MS", 8_000, 0, 60_000),
     extractWorkers: int(env, "TROVE_EXTRACT_WORKERS", availableParallelism(), 1, 256),
     extractTimeoutMs: int(env, "TROVE_EXTRACT_TIMEOUT_MS", 15_000, 1, 600_000),

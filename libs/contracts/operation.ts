@@ -138,6 +138,8 @@ export interface GatewayHttp {
   sessionToken: string | null;
   /** Adds a Set-Cookie header to the response. */
   setCookie(cookie: string): void;
+  /** Adds a budget's `RateLimit-Policy` and `RateLimit` entries to the response's (and `Retry-After`, on a refusal). */
+  rateLimit(headers: Record<string, string>): void;
 }
 
 export type Handler<O extends Operation> = (input: InputOf<O>, ctx: HandlerContext) => Promise<OutputOf<O>> | OutputOf<O>;

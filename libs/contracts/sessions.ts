@@ -28,7 +28,8 @@ export const sessionOperations = {
     service: "gateway",
     permission: null,
     tag: "Sessions",
-    summary: "Sign in with email and password, or a personal key: sets the HttpOnly session cookie (TROVE_SIGN_IN_LIMIT starts per address per 60 s, default 10)",
+    summary:
+      "Sign in with email and password, or a personal key, sent as JSON: sets the HttpOnly session cookie (TROVE_SIGN_IN_LIMIT starts per address per 60 s, TROVE_SIGN_IN_ACCOUNT_LIMIT failed passwords per account per 15 minutes, default 10 each; a cross-site request is refused)",
     body: t.Object(
       {
         email: t.Optional(t.String({ minLength: 3, maxLength: 320 })),
@@ -89,8 +90,13 @@ export const sessionOperations = {
     service: "gateway",
     permission: "clients.manage",
     tag: "Sessions",
-    summary: "Set the account's sign-in password (personal key or session); other sessions end",
-    body: t.Object({ password: t.String({ minLength: 10, maxLength: 1024 }) }),
+    summary: "Set the account's sign-in password (personal key or session; with currentPassword once one is set); other sessions end",
+    body: t.Object({
+      password: t.String({ minLength: 10, maxLength: 1024 }),
+      currentPassword: t.Optional(
+        t.String({ minLength: 1, maxLength: 1024, description: "the password the account has now: required once a password is set" }),
+      ),
+    }),
     response: t.Object({ ok: t.Boolean() }),
   }),
 } as const;

@@ -21,10 +21,10 @@ import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
 import { blobBody } from "./blob-reply.ts";
-import { isJsonType, parseBody, readLimited, tooLarge } from "./body.ts";
+import { isJsonType, parseBody, readLimited, readNoBody, tooLarge } from "./body.ts";
 import { docsUi } from "./docs.ts";
 import { outOfRangeFields, routeNotFound, validationFailed } from "./errors.ts";
-import { checkJsonBody } from "./json-body.ts";
+import { checkJsonBody, tooDeep } from "./json-body.ts";
 import { openApiDocument, ownCopy, specPath } from "./openapi.ts";
 import type { KeyCheck } from "./accounts.service.ts";
 import { cookieValue, csrfHeader, sessionCookie, type SessionCheck } from "./sessions.service.ts";
@@ -123,6 +123,15 @@ export function createGatewayApp(deps: GatewayDeps) {
       }
       const address = server?.requestIP(request)?.address ?? "unknown";
       state.address = address;
+      const path = new URL(request.url).pathname;
+      // Signing in and out set the cookie: only the app's own pages may ask, and sign-in only as JSON (a form on
+      // another site can post a form, never JSON). Otherwise a page elsewhere could sign a visitor into its account.
+      if (deps.sessions && path === "/api/session" && (request.method === "POST" || request.method === "DELETE")) {
+        refuseCrossSite(request);
+        if (request.method === "POST" && !isJsonType(request.headers.get("content-type") ?? "")) {
+          throw new AppError("unsupported_media_type", "sign in with a JSON body (Content-Type: application/json)");
+        }
+      }
       // The header and the key are never logged, nor put in an error: only the key's account is (the access line).
       const auth = request.headers.get("authorization");
       if (auth !== null) {
@@ -134,16 +143,18 @@ export function createGatewayApp(deps: GatewayDeps) {
         }
         state.caller = check.caller;
         state.badKey = state.caller === null;
-      } else if (deps.sessions && new URL(request.url).pathname.startsWith("/api/")) {
+      } else if (deps.sessions && path.startsWith("/api/")) {
         // No bearer key: the browser's session cookie, if any, stands for the account's personal key (on the API:
-        // the app's shell and assets need no credential, so their requests cost no session lookup). Its writes
+        // the app's shell and assets need no credential, so their requests cost no session lookup). It is taken
+        // only from the app's own pages (any method: a cross-site link or image is refused too), and its writes
         // must carry the session's CSRF token (a cross-site form cannot send the header, nor read the token).
         state.sessionToken = cookieValue(request.headers.get("cookie"), sessionCookie);
+        if (state.sessionToken !== null) refuseCrossSite(request);
         const session = state.sessionToken ? await deps.sessions.authenticate(state.sessionToken) : null;
         if (session) {
           state.caller = session.caller;
           state.sessionId = session.sessionId;
-          const signIn = request.method === "POST" && new URL(request.url).pathname === "/api/session";
+          const signIn = request.method === "POST" && path === "/api/session";
           if (!safeMethods.has(request.method) && !signIn && !sameToken(request.headers.get(csrfHeader), session.csrfToken)) {
             throw new AppError("csrf_failed", "a write made with the session cookie needs the session's CSRF token in the X-CSRF-Token header");
           }
@@ -162,8 +173,11 @@ export function createGatewayApp(deps: GatewayDeps) {
     })
     // Every body, chunked ones included, is read through a byte count that stops at the limit.
     .onParse({ as: "global" }, async ({ request, contentType, route }) => {
+      const op = byRoute.get(`${request.method} ${route}`)?.op;
+      // A route that takes no body refuses one at once: it is never parsed, nor passed on to a service.
+      if (op && !op.body) return readNoBody(request);
       // A file sent as itself (an import) is kept as bytes: decoding it as text would lose what is not UTF-8.
-      const file = byRoute.get(`${request.method} ${route}`)?.op.fileBody;
+      const file = op?.fileBody;
       if (file) return fileOrForm(await readLimited(request, config.maxBodyBytes), contentType, file.field);
       return parseBody(request, contentType, config.maxBodyBytes);
     })
@@ -275,6 +289,7 @@ export function createGatewayApp(deps: GatewayDeps) {
               sessionId: state.sessionId,
               sessionToken: state.sessionToken,
               setCookie: (cookie) => cookies.push(cookie),
+              rateLimit: (headers) => addRateLimit(ctx.set.headers, headers),
             },
           };
           reply = await local(input as never, hctx);
@@ -344,6 +359,9 @@ export function createGatewayApp(deps: GatewayDeps) {
  */
 function fileOrForm(bytes: Uint8Array, contentType: string, field: string): unknown {
   if (isJsonType(contentType)) {
+    // Measured before parsing, as any JSON body is (no export a file route takes nests this deep).
+    const deep = tooDeep(bytes);
+    if (deep) throw deep;
     try {
       const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
       if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, field)) return value;
@@ -358,6 +376,47 @@ function fileOrForm(bytes: Uint8Array, contentType: string, field: string): unkn
 function isSecure(request: Request): boolean {
   if (new URL(request.url).protocol === "https:") return true;
   return request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
+}
+
+/**
+ * Refuses (403 csrf_failed) a request a browser made from another site: `Sec-Fetch-Site` other than same-origin
+ * (or none: typed or bookmarked), or an `Origin` whose host is not the one the request was sent to (`Host`, or the
+ * `X-Forwarded-Host` a proxy set: a page elsewhere cannot set that header). A request without either (curl, a
+ * server) is no browser's, so nothing is refused.
+ */
+function refuseCrossSite(request: Request): void {
+  const site = request.headers.get("sec-fetch-site");
+  const origin = request.headers.get("origin");
+  if ((site === null || site === "same-origin" || site === "none") && (origin === null || sameHost(origin, request))) return;
+  throw new AppError("csrf_failed", "a request from another site cannot use or set the session cookie");
+}
+
+function sameHost(origin: string, request: Request): boolean {
+  let from: URL;
+  try {
+    from = new URL(origin);
+  } catch {
+    return false; // "null": a sandboxed frame, a redirect across sites
+  }
+  const forwarded = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
+  const hosts = [request.headers.get("host"), forwarded];
+  // Normalised as hosts of the origin's scheme, so an explicit default port matches the origin without one.
+  return hosts.some((host) => {
+    if (!host) return false;
+    try {
+      return new URL(`${from.protocol}//${host}`).host === from.host;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Adds a budget's entries to the response's RateLimit headers (Retry-After as given, on a refusal). */
+function addRateLimit(headers: Record<string, unknown>, more: Record<string, string>): void {
+  for (const [name, value] of Object.entries(more)) {
+    const current = headers[name];
+    headers[name] = name !== "Retry-After" && typeof current === "string" && current !== "" ? `${current}, ${value}` : value;
+  }
 }
 
 /** Compares a sent token with the expected one in constant time. */

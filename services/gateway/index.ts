@@ -26,7 +26,12 @@ export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Prom
   const revocations = accounts.listen(rt.bus);
   const accountCaller = serveAccountCaller(rt.bus, accountsRepo);
   const clients = new ClientsService(new ClientsRepository(rt.database.db), accounts, rt.bus, rt.log, rt.config.requestTimeoutMs);
-  const sessions = new SessionsService(new SessionsRepository(rt.database.db), accountsRepo, rt.log, rt.config.sessionTtlHours, rt.config.signInLimit);
+  const sessions = new SessionsService(new SessionsRepository(rt.database.db), accountsRepo, rt.log, {
+    ttlHours: rt.config.sessionTtlHours,
+    idleHours: rt.config.sessionIdleHours,
+    signInLimit: rt.config.signInLimit,
+    accountLimit: rt.config.signInAccountLimit,
+  });
   for (const a of rt.config.seedAccounts) if (a.password) await sessions.seedPassword(a.email, a.password);
   const app = createGatewayApp({
     config: rt.config,
@@ -45,7 +50,7 @@ export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Prom
       deleteSession: (_, ctx) => sessions.signOut(ctx.http),
       listSessions: (_, ctx) => sessions.list(ctx.caller!, ctx.http),
       revokeSession: ({ body }, ctx) => sessions.revoke(ctx.caller!, body.id),
-      setPassword: ({ body }, ctx) => sessions.setPassword(ctx.caller!, body.password, ctx.http),
+      setPassword: ({ body }, ctx) => sessions.setPassword(ctx.caller!, body, ctx.http),
     },
   });
   app.listen({ port: rt.config.port, hostname: rt.config.host });

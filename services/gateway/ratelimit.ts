@@ -1,5 +1,6 @@
 // Requests per credential (or per IP without one) per 60 s, with the IETF RateLimit headers. The same limiter,
-// under another policy name, counts failed key lookups per IP (accounts.service.ts).
+// under other policy names, counts failed key lookups per IP (accounts.service.ts), sign-in starts per IP and
+// failed password checks per account (sessions.service.ts).
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 
 export const windowSeconds = 60;
@@ -16,9 +17,10 @@ export class RateLimiter {
   constructor(
     limit: number,
     private readonly name = "default",
+    window = windowSeconds,
   ) {
-    this.limiter = new RateLimiterMemory({ points: limit, duration: windowSeconds });
-    this.policy = `"${name}";q=${limit};w=${windowSeconds}`;
+    this.limiter = new RateLimiterMemory({ points: limit, duration: window });
+    this.policy = `"${name}";q=${limit};w=${window}`;
   }
 
   async take(key: string): Promise<RateDecision> {
@@ -33,9 +35,9 @@ export class RateLimiter {
     }
   }
 
-  /** Returns one point taken by take() (the thing it was reserved for did not happen). */
-  async giveBack(key: string): Promise<void> {
-    await this.limiter.reward(key, 1);
+  /** Returns one point taken by take() (the thing it was reserved for did not happen); the headers after it. */
+  async giveBack(key: string): Promise<Record<string, string>> {
+    return this.headers(await this.limiter.reward(key, 1));
   }
 
   private headers(res: RateLimiterRes): Record<string, string> {

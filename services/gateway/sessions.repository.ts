@@ -1,5 +1,5 @@
 // Sessions and account passwords. Kysely only; the account's id in every signature that reads or ends sessions.
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 
 export interface SessionRow {
   id: string;
@@ -28,6 +28,9 @@ export interface SessionCallerRow extends SessionRow {
 
 // The last-use time is written at most this often per session (seconds): every page load asks.
 const TOUCH_EVERY = 60;
+
+// When the session was last used (a session is used when it is made).
+const lastUse = sql<number>`coalesce(s.last_used_at, s.created_at)`;
 
 const sessionColumns = [
   "s.id as id",
@@ -82,8 +85,11 @@ export class SessionsRepository {
     return { id: s.id, accountId: s.accountId, csrfToken: s.csrfToken, createdAt: s.now, expiresAt: s.expiresAt, lastUsedAt: s.now, userAgent: s.userAgent, address: s.address };
   }
 
-  /** The live session with this token hash and its account, or undefined; notes its use (at most once a minute). */
-  async use(tokenHash: string, now: number): Promise<SessionCallerRow | undefined> {
+  /**
+   * The live session with this token hash and its account, or undefined; notes its use (at most once a minute).
+   * Live: not ended, not past its lifetime, and used after `idleSince`.
+   */
+  async use(tokenHash: string, now: number, idleSince: number): Promise<SessionCallerRow | undefined> {
     const row = (await this.db
       .selectFrom("gateway.sessions as s")
       .innerJoin("gateway.accounts as a", "a.id", "s.account_id")
@@ -91,6 +97,7 @@ export class SessionsRepository {
       .where("s.token_hash", "=", tokenHash)
       .where("s.revoked_at", "is", null)
       .where("s.expires_at", ">", now)
+      .where(lastUse, ">", idleSince)
       .executeTakeFirst()) as SessionCallerRow | undefined;
     if (row && (row.lastUsedAt === null || now - Number(row.lastUsedAt) >= TOUCH_EVERY)) {
       await this.db.updateTable("gateway.sessions").set({ last_used_at: now }).where("id", "=", row.id).execute();
@@ -99,14 +106,15 @@ export class SessionsRepository {
     return row;
   }
 
-  /** The account's live sessions, newest first. */
-  async list(accountId: string, now: number): Promise<SessionRow[]> {
+  /** The account's live sessions (as in use()), newest first. */
+  async list(accountId: string, now: number, idleSince: number): Promise<SessionRow[]> {
     return (await this.db
       .selectFrom("gateway.sessions as s")
       .select(sessionColumns)
       .where("s.account_id", "=", accountId)
       .where("s.revoked_at", "is", null)
       .where("s.expires_at", ">", now)
+      .where(lastUse, ">", idleSince)
       .orderBy("s.created_at", "desc")
       .orderBy("s.id", "desc")
       .execute()) as SessionRow[];

@@ -11,7 +11,7 @@ import { aliceKey, articleHtml, bobKey, eventually, startTrove, type TestTrove }
 let trove: TestTrove;
 beforeAll(async () => {
   // Variants that go through start export and import jobs: the open-job limit would turn the closing baseline away.
-  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_MAX_OPEN_JOBS: "1000", TROVE_SIGN_IN_LIMIT: "1000000" });
+  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_MAX_OPEN_JOBS: "1000", TROVE_SIGN_IN_LIMIT: "1000000", TROVE_SIGN_IN_ACCOUNT_LIMIT: "1000000" });
 });
 afterAll(() => trove.stop());
 
@@ -257,7 +257,7 @@ const baselines: Record<OperationName, (f: Fixtures) => Input> = {
   deleteSession: () => ({}),
   listSessions: () => ({}),
   revokeSession: (f) => ({ body: { id: f.sessionId } }),
-  setPassword: () => ({ body: { password: "correct horse battery staple" } }),
+  setPassword: () => ({ body: { password: "correct horse battery staple", currentPassword: "correct horse battery staple" } }),
   feed: (f) => ({ query: { since: "0", until: "4102444800", q: "parser", tags: f.tagSlug, collection: f.collectionId, limit: "10", offset: "0" } }),
   listWebhooks: () => ({ query: { limit: "10", offset: "0" } }),
   createWebhook: (f) => ({ body: { name: "walk", url: `http://127.0.0.1:9/new/${f.n}`, eventTypes: ["item.created"], resourceScope: { tagSlugs: [f.tagSlug] } } }),

@@ -306,6 +306,32 @@ describe(chromiumSuite("the web app in Chromium"), () => {
     }
   }, slow);
 
+  inChromium("the account screen changes the password only with the current one; other sessions end", async () => {
+    const other = await trove.api("/api/session", { method: "POST", key: null, json: { email: "alice@example.test", password: app.password } });
+    const otherCookie = (other.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const newPassword = "alice's changed passphrase";
+    const { page, errors } = await app.open("/settings/account");
+    try {
+      await app.signIn(page);
+      const form = page.getByRole("form", { name: "Change password" });
+      await form.getByLabel("Current password").fill("not the password");
+      await form.getByLabel("New password").fill(newPassword);
+      await form.getByRole("button", { name: "Change" }).click();
+      await page.getByRole("status").getByText("The current password is not right.").waitFor();
+      expect((await trove.api("/api/items", { key: null, headers: { cookie: otherCookie } })).status).toBe(200);
+      await form.getByLabel("Current password").fill(app.password);
+      await form.getByLabel("New password").fill(newPassword);
+      await form.getByRole("button", { name: "Change" }).click();
+      await page.getByRole("status").getByText("Password changed").waitFor();
+      expect((await trove.api("/api/items", { key: null, headers: { cookie: otherCookie } })).status).toBe(401);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+      // The other tests sign in with the first password.
+      await trove.api("/api/account/password", { method: "POST", json: { password: app.password, currentPassword: newPassword } });
+    }
+  }, slow);
+
   inChromium("a note's history: the diff between two revisions, and restoring an older one as the next revision", async () => {
     const created = await (await trove.api("/api/notes", { method: "POST", json: { title: "Evolving", bodyMarkdown: "first line\nsecond line" } })).json();
     await trove.api(`/api/notes/${created.note.id}`, { method: "PATCH", json: { expectedRevision: 1, bodyMarkdown: "first line\nchanged line" } });

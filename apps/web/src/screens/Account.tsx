@@ -34,14 +34,17 @@ export function Account() {
   const setPassword = async (e: Event) => {
     e.preventDefault();
     const element = e.currentTarget as HTMLFormElement;
-    const password = String(new FormData(element).get("password") ?? "");
+    const form = new FormData(element);
+    const password = String(form.get("password") ?? "");
+    // Left empty only by an account that has no password yet (it signed in with its key).
+    const currentPassword = String(form.get("currentPassword") ?? "");
     try {
-      await api("POST", "/api/account/password", { password });
+      await api("POST", "/api/account/password", currentPassword ? { password, currentPassword } : { password });
       setStatus({ text: "Password changed; your other sessions were signed out.", error: false });
       element.reset();
       await loadSessions();
     } catch (err) {
-      setStatus({ text: err instanceof ApiError ? err.message : String(err), error: true });
+      setStatus({ text: passwordError(err), error: true });
     }
   };
 
@@ -60,6 +63,10 @@ export function Account() {
       <section aria-label="Password">
         <h2>Password</h2>
         <form class="create-client" onSubmit={(e) => void setPassword(e)} aria-label="Change password">
+          <label>
+            Current password
+            <input type="password" name="currentPassword" autocomplete="current-password" />
+          </label>
           <label>
             New password
             <input type="password" name="password" autocomplete="new-password" minLength={10} required />
@@ -122,4 +129,12 @@ function Reading() {
       </fieldset>
     </section>
   );
+}
+
+/** What went wrong changing the password, in the screen's words where the API's code says which field. */
+function passwordError(err: unknown): string {
+  if (!(err instanceof ApiError)) return String(err);
+  if (err.code === "forbidden") return "The current password is not right.";
+  if (err.code === "validation_failed" && (err.body.fields as Record<string, unknown> | undefined)?.currentPassword) return "Enter your current password.";
+  return err.message;
 }
