@@ -1,9 +1,9 @@
 // The reader's image modes in Chromium against a 'tracker': a server on 127.0.0.1 at another port that counts every
 // request it gets. A saved Markdown page's HTML names the tracker in every way a page can load something without a
-// script (a protocol-relative address, "/\host", a picture's source, a video's poster, an SVG image, a table
-// background, srcset, an SVG paint): straight from their sites every one reaches it; through Trove and "not at
-// all" none does, and the page's own policy refuses an image the sanitiser would have missed. Where
-// /usr/bin/chromium is missing the suite is a registered skip that says so.
+// script (a protocol-relative address, "/\host", a picture's source, a video's poster, an SVG image by href and by
+// xlink:href, a table background, srcset, an SVG paint). Straight from their sites each image reaches it; through
+// Trove and "not at all" nothing does, and the page's own policy refuses an image the sanitiser would have missed.
+// Where /usr/bin/chromium is missing the suite is a registered skip that says so.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chromiumInstalled as installed, chromiumSuite, eventually, startWebApp, type WatchedPage, type WebApp } from "@trove/testing";
 
@@ -17,7 +17,7 @@ const png = Buffer.from(
 );
 
 /** Paths (under /<mode>/) that Chromium requests from the tracker when nothing stops it. */
-const loads = ["protocol-relative.png", "backslash.png", "picture-source.png", "poster.png", "svg-image.png", "table-background.png", "srcset.png"];
+const loads = ["protocol-relative.png", "backslash.png", "picture-source.png", "poster.png", "svg-image.png", "svg-xlink.png", "table-background.png", "srcset.png"];
 
 let app: WebApp;
 let tracker: ReturnType<typeof Bun.serve>;
@@ -40,7 +40,8 @@ function page(mode: Mode): string {
     "",
     `<p><video poster="http://${t}/poster.png" width="20" height="20"></video></p>`,
     "",
-    `<p><svg width="20" height="20"><image href="http://${t}/svg-image.png" width="20" height="20"></image></svg></p>`,
+    `<p><svg width="20" height="20"><image href="http://${t}/svg-image.png" width="20" height="20"></image></svg>` +
+      `<svg width="20" height="20"><image xlink:href="http://${t}/svg-xlink.png" width="20" height="20"></image></svg></p>`,
     "",
     `<table background="http://${t}/table-background.png"><tr><td>a table with a background</td></tr></table>`,
     "",
