@@ -279,7 +279,8 @@ export const sourceOperations = {
     service: "sources",
     permission: "sources.read",
     tag: "Sources",
-    summary: "The account's feeds (rss and YouTube channels) as an OPML 2.0 file other readers import",
+    summary:
+      "The account's feeds (rss and YouTube channels) as an OPML 2.0 file other readers import; credential-like query values are masked as in the source manifest, except for a personal key or session",
     produces: "text/x-opml",
     response: t.String({ description: "OPML 2.0: one outline per feed, inside a folder per first default tag" }),
   }),
@@ -309,9 +310,12 @@ export const sourceOperations = {
     method: "GET",
     path: "/api/sources/:id/confirmation",
     service: "sources",
-    permission: "sources.read",
+    // A confirmation acts for the owner (it completes a forwarding or a subscription into the inbox, so it changes
+    // what flows into the library): the personal credential's, like every source change.
+    permission: "sources.write",
     tag: "Sources",
-    summary: "The latest confirmation link or code a mail provider sent to an email inbox (null when none came); 404 for other source types",
+    summary:
+      "The latest confirmation link or code a mail provider sent to an email inbox (null when none came); personal key or session only, since using it acts for the owner; 404 for other source types",
     params: t.Object({ id: Id }),
     response: t.Object({ confirmation: t.Nullable(SourceConfirmation) }),
   }),

@@ -1,9 +1,17 @@
 // Reading a feed (or a page that may name one) through the SSRF guard: conditional GET from the source's
 // validators, a size cap and deadlines. What fails is a RunFailure with a message fit for the source's lastError.
-import { FetchError, decodeBody, guardedFetch, urlRefusal, type Resolver } from "@trove/webfetch";
+import { FetchError, decodeBody, guardedFetch, type Resolver } from "@trove/webfetch";
+import { fetchFailureText } from "./run-errors.ts";
 
+/** A run's failure: `message` is shown to every reading key (run-errors.ts); `detail` is for the log only. */
 export class RunFailure extends Error {
   override name = "RunFailure";
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface FetchDeps {
@@ -31,9 +39,7 @@ export async function fetchFeed(url: string, deps: FetchDeps, validators: Valida
   try {
     res = await guardedFetch(url, { allowPrivate: deps.allowPrivate, resolver: deps.resolver, headers, accept: feedAccept, ...feedFetchLimits });
   } catch (err) {
-    const refused = urlRefusal(err);
-    if (refused) throw new RunFailure(`url_not_allowed: ${refused.message}`);
-    if (err instanceof FetchError) throw new RunFailure(`fetch failed (${err.reason}): ${err.message}`);
+    if (err instanceof FetchError) throw new RunFailure(fetchFailureText(err), err.message);
     throw err;
   }
   if (res.status === 304) return { notModified: true };

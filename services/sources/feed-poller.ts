@@ -10,6 +10,7 @@ import type { EntriesRepository } from "./entries.repository.ts";
 import { fetchFeed, RunFailure, type FetchDeps, type Validators } from "./feed-fetch.ts";
 import type { ItemWriter } from "./item-writer.ts";
 import { digestOf } from "./rollup.ts";
+import { addFailureText } from "./run-errors.ts";
 import { tagsFor } from "./smart-tags.ts";
 import type { SourceRow } from "./sources.repository.ts";
 import { withSummary } from "./summary.ts";
@@ -71,7 +72,10 @@ export class FeedPoller {
     try {
       return await this.deps.workers.run<Feed>(feedParseTaskName, { text }, { deadlineMs: feedParseDeadlineMs });
     } catch (err) {
-      if (err instanceof TaskFailedError) throw new RunFailure(err.message);
+      // The parser's own words may quote the document; what is shown says only that it is no feed.
+      if (err instanceof TaskFailedError) {
+        throw new RunFailure(err.errorName === "FeedParseError" ? "not a readable RSS, Atom, RDF or JSON feed" : "the feed could not be parsed", err.message);
+      }
       if (err instanceof WorkerTimeoutError) throw new RunFailure(`parsing the feed took longer than ${feedParseDeadlineMs / 1000} s`);
       throw err;
     }
@@ -150,7 +154,8 @@ interface AddResult {
 
 /** Why a run stopped part way, and how many entries wait for the next run. */
 function stoppedBy(err: unknown, left: number): string {
-  const why = err instanceof AppError && err.code === "quota_reached" ? `quota reached: ${err.message}` : `adding items failed: ${(err as Error).message}`;
+  const text = addFailureText(err);
+  const why = err instanceof AppError && err.code === "quota_reached" ? text : `adding items failed (${text})`;
   return `${why}; ${left} entr${left === 1 ? "y is" : "ies are"} tried again next run`;
 }
 

@@ -9,6 +9,7 @@ import type { EntriesRepository } from "./entries.repository.ts";
 import type { ItemWriter } from "./item-writer.ts";
 import { findConfirmation, viewOnlineLink, type FoundConfirmation } from "./mail-content.ts";
 import type { MessagesRepository, MessageStatus } from "./messages.repository.ts";
+import { addFailureText } from "./run-errors.ts";
 import { tagsFor } from "./smart-tags.ts";
 import type { SourceEventsRepository } from "./source-events.repository.ts";
 import type { SourceRow, SourcesRepository } from "./sources.repository.ts";
@@ -122,10 +123,12 @@ export class MailIntake {
     } catch (err) {
       // Not seen: the same message sent again (or retried by the sender) is tried again.
       await this.deps.entries.release(source.id, letter.key);
-      const message = err instanceof AppError ? `${err.code}: ${err.message}` : "internal error while adding the mail";
+      const message = addFailureText(err);
       if (!(err instanceof AppError)) this.deps.log.error({ err, sourceId: source.id }, "mail intake failed");
+      else this.deps.log.info({ sourceId: source.id, code: err.code, detail: err.message }, "mail not added");
       await record("failed", null, message);
-      await this.deps.sources.recordMail(source.account_id, source.id, { now, itemsAdded: 0, error: `a message from ${letter.from} was not added: ${message}` });
+      // The sender is in the message list; lastError names no address.
+      await this.deps.sources.recordMail(source.account_id, source.id, { now, itemsAdded: 0, error: `a message was not added: ${message}` });
       await this.deps.events.add(source.account_id, source.id, { type: "error", at: now, message, detail: { from: letter.from, subject: letter.subject } });
     }
   }

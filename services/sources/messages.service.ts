@@ -17,7 +17,9 @@ export class MessagesService {
     return { messages: rows.map(messageOf), limit, offset, count };
   }
 
+  /** The latest confirmation: the personal credential's only, since following it acts for the owner. */
   async confirmation(caller: Caller, id: string) {
+    if (caller.keyKind !== "personal") throw new AppError("forbidden", "an inbox's confirmation needs a personal key or a session: using it acts for the owner");
     await this.inbox(caller, id);
     const row = await this.messages.latestConfirmation(caller.accountId, id);
     if (!row?.confirmation) return { confirmation: null };

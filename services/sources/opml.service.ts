@@ -3,7 +3,7 @@
 import { generateOpml, parseOpml } from "feedsmith";
 import { opmlLimits, type Caller, type RawReply } from "@trove/contracts";
 import { AppError } from "@trove/errors";
-import { sourceOf } from "./source-view.ts";
+import { maskUrl, sourceOf } from "./source-view.ts";
 import type { SourceRow, SourcesRepository } from "./sources.repository.ts";
 import type { SourcesService } from "./sources.service.ts";
 
@@ -59,9 +59,14 @@ export class OpmlService {
     return { created, existing, invalid, counts: { created: created.length, existing: existing.length, invalid: invalid.length } };
   }
 
+  /**
+   * The feeds as OPML. Addresses follow the manifest's rule: credential-like query values are masked, except for
+   * the personal credential (the owner moving to another reader needs the working URLs).
+   */
   async export(caller: Caller): Promise<RawReply> {
     const rows = await this.repo.ofTypes(caller.accountId, ["rss", "youtube_channel"]);
-    const outline = (r: SourceRow) => ({ text: r.name, title: r.name, type: "rss", xmlUrl: this.feedUrlOf(r) });
+    const address = caller.keyKind === "personal" ? (url: string) => url : maskUrl;
+    const outline = (r: SourceRow) => ({ text: r.name, title: r.name, type: "rss", xmlUrl: address(this.feedUrlOf(r)) });
     // A folder per first default tag (what an import reads back as that tag); untagged feeds at the top.
     const folders = new Map<string, SourceRow[]>();
     const loose: SourceRow[] = [];
@@ -70,17 +75,15 @@ export class OpmlService {
       if (folder === undefined) loose.push(r);
       else folders.set(folder, [...(folders.get(folder) ?? []), r]);
     }
-    const xml = generateOpml({
-      head: { title: "Trove sources", dateCreated: new Date() },
-      body: {
-        outlines: [
-          ...[...folders].map(([name, members]) => ({ text: name, title: name, outlines: members.map(outline) })),
-          ...loose.map(outline),
-        ],
-      },
-    });
+    const outlines = [
+      ...[...folders].map(([name, members]) => ({ text: name, title: name, outlines: members.map(outline) })),
+      ...loose.map(outline),
+    ];
+    const head = { title: "Trove sources", dateCreated: new Date() };
+    // feedsmith refuses a body without outlines; an account without feeds still gets a document readers open.
+    const xml = outlines.length > 0 ? String(generateOpml({ head, body: { outlines } })) : emptyOpml(head);
     return {
-      body: String(xml),
+      body: xml,
       encoding: "utf8",
       contentType: "text/x-opml; charset=utf-8",
       headers: { "content-disposition": 'attachment; filename="trove-sources.opml"' },
@@ -105,6 +108,11 @@ export class OpmlService {
     const ours = `${url.origin}${url.pathname}` === this.opts.youtubeFeedUrl;
     return youtube || ours ? (url.searchParams.get("channel_id") ?? undefined) : undefined;
   }
+}
+
+/** An OPML 2.0 document whose body lists nothing, with the head feedsmith would write (its title is plain text). */
+function emptyOpml(head: { title: string; dateCreated: Date }): string {
+  return `<?xml version="1.0" encoding="utf-8"?>\n<opml version="2.0"><head><title>${head.title}</title><dateCreated>${head.dateCreated.toUTCString()}</dateCreated></head><body></body></opml>`;
 }
 
 /**

@@ -69,6 +69,7 @@ export class SourceRunner {
       result = await this.poller.poll(row, feedUrl, now);
     } catch (err) {
       if (!(err instanceof RunFailure)) this.log.error({ err, sourceId: row.id }, "source run failed");
+      else this.log.info({ sourceId: row.id, reason: err.message, detail: err.detail }, "source run failed");
       const message = err instanceof RunFailure ? err.message : "internal error while running the source";
       await this.fail(row, now, message, 0, row.cursors);
       return { status: "failed", itemsAdded: 0, entriesSeen: 0, error: message };

@@ -2,6 +2,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, currentSession, setCsrf, type Session } from "./api.ts";
+import { enforceImageMode } from "./preferences.ts";
 import { navigate, onLinkClick, useLocation } from "./router.ts";
 import { Clients } from "./screens/Clients.tsx";
 import { Library } from "./screens/Library.tsx";
@@ -107,4 +108,6 @@ function App() {
   );
 }
 
+// Before anything renders: the reading preference decides what images this page may load at all.
+enforceImageMode();
 render(<App />, document.getElementById("app")!);

@@ -18,4 +18,27 @@ export function imageMode(): ImageMode {
 
 export function setImageMode(mode: ImageMode): void {
   localStorage.setItem(key, mode);
+  enforceImageMode();
+}
+
+/** Marks the policy this app added, to tell whether the page still holds it. */
+const policyMark = "data-trove-images";
+
+/**
+ * Lets the browser hold the mode too: unless images may come from their sites, the page gets a policy allowing
+ * images from its own origin and data: only, so an address the sanitiser missed is refused, not fetched. A policy
+ * in a <meta> only narrows the server's, and stays until the page is loaded again.
+ */
+export function enforceImageMode(): void {
+  if (imageMode() === "direct" || document.head.querySelector(`meta[${policyMark}]`)) return;
+  const meta = document.createElement("meta");
+  meta.httpEquiv = "Content-Security-Policy";
+  meta.content = "img-src 'self' data:";
+  meta.setAttribute(policyMark, "");
+  document.head.append(meta);
+}
+
+/** False after a switch to images from their sites on a page that already holds the narrower policy. */
+export function imagePolicyFits(): boolean {
+  return imageMode() !== "direct" || !document.head.querySelector(`meta[${policyMark}]`);
 }

@@ -2,7 +2,7 @@
 // SMTP listener on a free port of 127.0.0.1, and nodemailer as the sender. What a user sees: the SMTP replies a
 // sender gets, the items the inbox added (GET /api/items), and GET /messages and /confirmation.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { bobKey, eventually, freePort, startTrove, type TestTrove } from "@trove/testing";
+import { addClientKey, bobKey, eventually, freePort, startTrove, type TestTrove } from "@trove/testing";
 import nodemailer from "nodemailer";
 import { mailSizeLimit } from "../mail-listener.ts";
 
@@ -171,6 +171,16 @@ describe("email inbox", () => {
       from: "forwarding-noreply@google.com",
     });
     expect(confirmation.subject).toContain("Gmail Forwarding Confirmation");
+
+    // Following it acts for the owner: a connected client's key, read-write or read-only, does not get it. The
+    // mail log (sender, subject, status) stays readable to them, like the items the mail became.
+    for (const access of ["read_write", "read_only"] as const) {
+      const key = await addClientKey(trove, { access });
+      const refused = await call(`/api/sources/${src.id}/confirmation`, { key });
+      expect({ access, status: refused.status, error: refused.body.error }).toEqual({ access, status: 403, error: "forbidden" });
+      expect(JSON.stringify(refused.body)).not.toContain("987654321");
+      expect((await call(`/api/sources/${src.id}/messages`, { key })).status).toBe(200);
+    }
   });
 
   test("messages and confirmation: 404 for another account's inbox and for a source that is not an inbox", async () => {

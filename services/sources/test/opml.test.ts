@@ -3,7 +3,7 @@
 // feeds), duplicates reported, bad documents refused; the export parsed back and imported into another account.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseOpml } from "feedsmith";
-import { bobKey, startTrove, type TestTrove } from "@trove/testing";
+import { addClientKey, bobKey, startTrove, type TestTrove } from "@trove/testing";
 
 let trove: TestTrove;
 beforeAll(async () => {
@@ -129,6 +129,42 @@ describe("import", () => {
 });
 
 describe("export", () => {
+  test("an account without feeds gets a valid OPML document with an empty body", async () => {
+    // Bob follows nothing yet (only the last export test imports into his account).
+    expect(await sourcesOf(bobKey)).toEqual([]);
+    const res = await trove.api("/api/sources/export-opml", { key: bobKey });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("text/x-opml");
+    const xml = await res.text();
+    expect(xml).toStartWith('<?xml version="1.0" encoding="utf-8"?>');
+    expect(xml).toContain('<opml version="2.0">');
+    expect(xml).toContain("<body></body>");
+    expect(parseOpml(xml)).toMatchObject({ head: { title: "Trove sources" } });
+    // Read back by Trove itself: nothing to follow, nothing refused.
+    const again = await importOpml(xml, { key: bobKey });
+    expect(again).toMatchObject({ status: 200, body: { counts: { created: 0, existing: 0, invalid: 0 } } });
+  });
+
+  test("feed secrets are masked for connected clients as in the source list; the personal key gets the working URLs", async () => {
+    const secret = `${feed("private.xml")}?token=s3cret-opml-token&page=2`;
+    expect((await importOpml({ opml: `<opml version="2.0"><body><outline text="Private" xmlUrl="${secret.replace(/&/g, "&amp;")}"/></body></opml>` })).body.counts.created).toBe(1);
+    const xmlUrlOf = async (key?: string) => {
+      const res = await trove.api("/api/sources/export-opml", { key });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      const outlines = ((parseOpml(text) as { body?: { outlines?: any[] } }).body?.outlines ?? []).flatMap((o) => o.outlines ?? [o]);
+      return { text, url: outlines.find((o) => o.text === "Private")?.xmlUrl as string | undefined };
+    };
+    const listed = (await (await trove.api("/api/sources?limit=1000")).json()).sources.find((s: any) => s.name === "Private").target;
+    expect(listed).toBe(`${feed("private.xml")}?token=***&page=2`);
+    for (const access of ["read_only", "read_write"] as const) {
+      const { text, url } = await xmlUrlOf(await addClientKey(trove, { access }));
+      expect({ access, url }).toEqual({ access, url: listed });
+      expect(text).not.toContain("s3cret-opml-token");
+    }
+    expect((await xmlUrlOf()).url).toBe(secret);
+  });
+
   test("valid OPML 2.0 with every feed (folders by first default tag) that another account imports whole", async () => {
     const res = await trove.api("/api/sources/export-opml");
     expect(res.status).toBe(200);

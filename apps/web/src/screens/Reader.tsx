@@ -5,7 +5,7 @@ import { api } from "../api.ts";
 import { drawHighlights, selectionIn, type Highlight } from "../highlights.ts";
 import { CollectionPicker } from "../components/CollectionPicker.tsx";
 import { renderMarkdown, type ImageRewrite } from "../markdown.ts";
-import { imageMode } from "../preferences.ts";
+import { imageMode, imagePolicyFits } from "../preferences.ts";
 import { navigate, onLinkClick } from "../router.ts";
 
 interface Item {
@@ -41,6 +41,8 @@ export function Reader({ id }: { id: string }) {
   }, [html, highlights]);
 
   useEffect(() => {
+    // Switched to images from their sites since this page loaded: the stricter policy it set holds until a reload.
+    if (!imagePolicyFits()) return void location.reload();
     let stale = false;
     Promise.all([api<Item>("GET", `/api/items/${encodeURIComponent(id)}`), api<string>("GET", `/api/items/${encodeURIComponent(id)}/content`), imageRewrite(id)])
       .then(([it, markdown, images]) => {
@@ -164,7 +166,19 @@ export function Reader({ id }: { id: string }) {
   );
 }
 
-const sameOrigin = (src: string) => src.startsWith("/") || src.startsWith(`${location.origin}/`) || src.startsWith("data:");
+/**
+ * The address as this page resolves it when it loads nothing from another site (its own origin, or data:), else
+ * null. Resolved by the URL parser, as the browser will: "//host/x" and "/\host/x" are other sites.
+ */
+function ownAddress(src: string): string | null {
+  if (/^\s*data:/i.test(src)) return src;
+  try {
+    const url = new URL(src, location.href);
+    return url.origin === location.origin ? url.href : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * How the article's images load: as they are ("direct"), not at all, or through the item's media route, which
@@ -174,7 +188,7 @@ const sameOrigin = (src: string) => src.startsWith("/") || src.startsWith(`${loc
 async function imageRewrite(id: string): Promise<ImageRewrite | undefined> {
   const mode = imageMode();
   if (mode === "direct") return undefined;
-  if (mode === "none") return (src) => (sameOrigin(src) ? src : null);
+  if (mode === "none") return ownAddress;
   const byUrl = new Map<string, string>();
   for (let offset: number | null = 0, pages = 0; offset !== null && pages < 10; pages++) {
     const page: { media: { id: string; url: string; kind: string }[]; nextOffset: number | null } = await api(
@@ -185,5 +199,5 @@ async function imageRewrite(id: string): Promise<ImageRewrite | undefined> {
     offset = page.nextOffset;
   }
   // The recorded address is https (libs/extract/media.ts) where the Markdown may still say http.
-  return (src) => (sameOrigin(src) ? src : (byUrl.get(src) ?? byUrl.get(src.replace(/^http:/, "https:")) ?? null));
+  return (src) => ownAddress(src) ?? byUrl.get(src) ?? byUrl.get(src.replace(/^http:/, "https:")) ?? null;
 }
