@@ -23,7 +23,10 @@ const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n) : s);
 
 export async function readMail(raw: Uint8Array, envelopeFrom: string): Promise<Letter> {
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const mail = await simpleParser(bytes, { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+  // No text made from the HTML part: mailparser's html-to-text keeps a stack of open elements that every
+  // unmatched end tag searches, and gives up on deep nesting (dropping the part). The HTML is read here with a
+  // tokenizer instead.
+  const mail = await simpleParser(bytes, { skipHtmlToText: true, skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
   const from = firstAddress(mail.from) ?? envelopeFrom;
   const messageId = mail.messageId ? clip(mail.messageId.trim(), 1_000) : null;
   const html = typeof mail.html === "string" && mail.html.trim() !== "" ? mail.html : textAsHtml(mail.text ?? "");

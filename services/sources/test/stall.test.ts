@@ -207,6 +207,23 @@ describe("hostile mail", () => {
   );
 });
 
+describe("hostile mail markup", () => {
+  test(
+    "100,000 nested elements then 100,000 unmatched end tags: health answers while it is read; the mail is added",
+    async () => {
+      const src = await inbox({ name: "Deep mail" });
+      // A parser that keeps its open elements searches all of them at each unmatched end tag.
+      const html = `${"<div>".repeat(100_000)}Deep inside${"</x>".repeat(100_000)}`;
+      const reply = await sendAskingHealth(src.inboxAddress, message(src.inboxAddress, "Deep markup", "text/html", html, "deep@provider.example"));
+      expect(reply).toStartWith("250");
+      expect((await itemsOf("Deep mail")).map((i) => i.title)).toEqual(["Deep markup"]);
+      expect((await call(`/api/sources/${src.id}/messages`)).body.messages).toMatchObject([{ status: "added" }]);
+    },
+    // The item's page is extracted as any saved page: the save waits up to TROVE_INGEST_WAIT_MS (8 s) for it.
+    budgetMs * 2,
+  );
+});
+
 describe("hostile feeds and pages", () => {
   test(
     "a rollup of 20 entries of one 50,000-letter word: health answers while they are read; one digest is added",
