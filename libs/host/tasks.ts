@@ -1,8 +1,9 @@
 // The worker script of the process's pool (startHost): every CPU-heavy task a service may run, by name. Each
-// worker thread loads this module and nothing else. Later work (summaries) is added here the same way.
+// worker thread loads this module and nothing else. Later work is added here the same way.
 import { embedTask, embedTaskName } from "@trove/embed";
 import { extractTask, extractTaskName } from "@trove/extract";
 import { feedParseTask, feedParseTaskName } from "@trove/feeds";
+import { entriesTask, entriesTaskName, feedLinkTask, feedLinkTaskName, mailTask, mailTaskName } from "@trove/intake";
 import { importParseTask, importParseTaskName } from "@trove/portability";
 import { serveTasks } from "@trove/workers";
 
@@ -11,4 +12,7 @@ serveTasks({
   [embedTaskName]: embedTask,
   [feedParseTaskName]: feedParseTask,
   [importParseTaskName]: importParseTask,
+  [mailTaskName]: mailTask,
+  [entriesTaskName]: entriesTask,
+  [feedLinkTaskName]: feedLinkTask,
 });

@@ -7,14 +7,16 @@ export const commonFeedPaths = ["/feed", "/rss.xml", "/atom.xml", "/feed.xml", "
 
 /** Parses text as a feed (in a worker); true when it is one. */
 export type IsFeed = (text: string) => Promise<boolean>;
+/** The page's first RSS or Atom alternate link, absolute (read in a worker); null when it names none. */
+export type FeedLink = (html: string, base: string) => Promise<string | null>;
 
-export async function discoverFeed(site: string, deps: FetchDeps, isFeed: IsFeed): Promise<string> {
+export async function discoverFeed(site: string, deps: FetchDeps, isFeed: IsFeed, feedLink: FeedLink): Promise<string> {
   let tried = "";
   try {
     const page = await fetchFeed(site, deps);
     if (!page.notModified) {
       if (page.contentType !== "text/html" && (await isFeed(page.text))) return page.url;
-      const linked = alternateLink(page.text, page.url);
+      const linked = await feedLink(page.text, page.url);
       if (linked) return linked;
     }
   } catch (err) {
@@ -32,24 +34,4 @@ export async function discoverFeed(site: string, deps: FetchDeps, isFeed: IsFeed
     }
   }
   throw new AppError("feed_not_found", `no feed found at ${site}${tried}: it names none (<link rel="alternate">) and none of ${commonFeedPaths.join(", ")} is one; give feedUrl`);
-}
-
-const linkTag = /<link\b[^>]*>/gi;
-const attr = (tag: string, name: string) => new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag)?.slice(1).find((v) => v !== undefined);
-
-/** The first RSS or Atom alternate link of an HTML page, absolute; only the head's first 1 MB is looked at. */
-export function alternateLink(html: string, base: string): string | null {
-  for (const [tag] of html.slice(0, 1_000_000).matchAll(linkTag)) {
-    const rel = attr(tag, "rel")?.toLowerCase().split(/\s+/) ?? [];
-    const type = attr(tag, "type")?.toLowerCase() ?? "";
-    const href = attr(tag, "href");
-    if (!rel.includes("alternate") || !/^application\/(rss|atom)\+xml$/.test(type) || !href) continue;
-    try {
-      const url = new URL(href.replace(/&amp;/g, "&"), base);
-      if (url.protocol === "http:" || url.protocol === "https:") return url.href;
-    } catch {
-      // A malformed href: look at the next link.
-    }
-  }
-  return null;
 }

@@ -4,16 +4,16 @@
 import type { Caller } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { escapeHtml, feedParseTaskName, type Feed, type FeedEntry } from "@trove/feeds";
+import { uniqueTags, withSummary, type PreparedEntry } from "@trove/intake";
 import type { Logger } from "@trove/log";
 import { TaskFailedError, WorkerTimeoutError, type WorkerPool } from "@trove/workers";
 import type { EntriesRepository } from "./entries.repository.ts";
 import { fetchFeed, RunFailure, type FetchDeps, type Validators } from "./feed-fetch.ts";
 import type { ItemWriter } from "./item-writer.ts";
+import type { PooledReading } from "./pooled-reading.ts";
 import { digestOf } from "./rollup.ts";
 import { addFailureText } from "./run-errors.ts";
-import { tagsFor } from "./smart-tags.ts";
 import type { SourceRow } from "./sources.repository.ts";
-import { withSummary } from "./summary.ts";
 
 export interface PollResult {
   itemsAdded: number;
@@ -30,6 +30,8 @@ export interface PollResult {
 export interface FeedPollerDeps {
   fetch: FetchDeps;
   workers: WorkerPool;
+  /** Tags, summaries and excerpts of new entries, read in a worker. */
+  reading: PooledReading;
   entries: EntriesRepository;
   writer: ItemWriter;
   /** Host of the stable addresses given to entries without a link. */
@@ -85,16 +87,18 @@ export class FeedPoller {
     let itemsAdded = 0;
     let skipped = 0;
     if (entries.length === 0) return { itemsAdded, skipped };
+    const prepared = await this.prepare(source, entries);
     const caller = await this.deps.writer.callerFor(source.account_id);
-    if (source.settings.rollupEnabled) return this.addDigest(caller, source, entries, now);
+    if (source.settings.rollupEnabled) return this.addDigest(caller, source, entries, prepared, now);
     for (const [i, entry] of entries.entries()) {
       if (!(await this.deps.entries.claim(source.id, entry.key, now))) continue;
+      const { tags, summary } = prepared[i]!;
       try {
         const item = await this.deps.writer.add(caller, {
           url: entry.url ?? this.addressOf(source.id, entry.key),
-          html: this.contentOf(source, entry),
+          html: this.contentOf(source, entry, summary),
           title: entry.title,
-          tags: tagsFor(entry, source.settings),
+          tags,
           source: source.name,
         });
         await this.deps.entries.setItem(source.id, entry.key, item.id);
@@ -112,17 +116,40 @@ export class FeedPoller {
     return { itemsAdded, skipped };
   }
 
+  /**
+   * Each entry's tags and summary (for a digest: its summary or excerpt), read in a worker: the rules and the
+   * summary read the entries' HTML. Without rules or summaries there is nothing to read.
+   */
+  private prepare(source: SourceRow, entries: FeedEntry[]): Promise<PreparedEntry[]> {
+    const { defaultTags, smartTagRules, autoSummarize, rollupEnabled } = source.settings;
+    if (smartTagRules.length === 0 && !autoSummarize && !rollupEnabled) {
+      return Promise.resolve(entries.map(() => ({ tags: uniqueTags(defaultTags), summary: null, excerpt: null })));
+    }
+    return this.deps.reading.entries({
+      entries: entries.map((e) => ({
+        title: e.title,
+        url: e.url,
+        author: e.author,
+        html: e.html,
+        // Only content the item keeps is summarised (see contentOf); a digest summarises every entry.
+        summarize: rollupEnabled || (autoSummarize && this.keepsContent(source, e)),
+      })),
+      settings: { defaultTags, smartTagRules },
+      excerpts: rollupEnabled,
+    });
+  }
+
   /** Rollup: the unseen entries become one digest item; each is still marked seen (with the digest as its item). */
-  private async addDigest(caller: Caller, source: SourceRow, entries: FeedEntry[], now: number): Promise<AddResult> {
-    const claimed: FeedEntry[] = [];
-    for (const e of entries) if (await this.deps.entries.claim(source.id, e.key, now)) claimed.push(e);
+  private async addDigest(caller: Caller, source: SourceRow, entries: FeedEntry[], prepared: PreparedEntry[], now: number): Promise<AddResult> {
+    const claimed: { entry: FeedEntry; prepared: PreparedEntry }[] = [];
+    for (const [i, e] of entries.entries()) if (await this.deps.entries.claim(source.id, e.key, now)) claimed.push({ entry: e, prepared: prepared[i]! });
     if (claimed.length === 0) return { itemsAdded: 0, skipped: 0 };
     try {
       const item = await this.deps.writer.add(caller, digestOf(source, claimed, now, this.deps.inboxDomain));
-      for (const e of claimed) await this.deps.entries.setItem(source.id, e.key, item.id);
+      for (const { entry } of claimed) await this.deps.entries.setItem(source.id, entry.key, item.id);
       return { itemsAdded: item.added ? 1 : 0, skipped: 0 };
     } catch (err) {
-      for (const e of claimed) await this.deps.entries.release(source.id, e.key);
+      for (const { entry } of claimed) await this.deps.entries.release(source.id, entry.key);
       return { itemsAdded: 0, skipped: 0, stoppedBy: stoppedBy(err, claimed.length) };
     }
   }
@@ -131,12 +158,15 @@ export class FeedPoller {
    * What the item keeps: the entry's content (a video's thumbnail shown above its description); none when
    * expandFullContent asks for the linked page, or when the entry has no content but a link (the page is fetched).
    */
-  private contentOf(source: SourceRow, entry: FeedEntry): string | undefined {
-    if (entry.url && (source.settings.expandFullContent || entry.html.trim() === "")) return undefined;
+  private contentOf(source: SourceRow, entry: FeedEntry, summary: string | null): string | undefined {
+    if (!this.keepsContent(source, entry)) return undefined;
     const image = source.type === "youtube_channel" && entry.imageUrl ? `<p><img src="${escapeHtml(entry.imageUrl)}" alt=""></p>` : "";
     const text = entry.html.trim() === "" ? `<p>${escapeHtml(entry.title || "(untitled)")}</p>` : entry.html;
-    const body = source.settings.autoSummarize ? withSummary(text) : text;
-    return `<html><head><title>${escapeHtml(entry.title)}</title></head><body>${image}${body}</body></html>`;
+    return `<html><head><title>${escapeHtml(entry.title)}</title></head><body>${image}${withSummary(text, summary)}</body></html>`;
+  }
+
+  private keepsContent(source: SourceRow, entry: FeedEntry): boolean {
+    return !(entry.url && (source.settings.expandFullContent || entry.html.trim() === ""));
   }
 
   /** A stable address for an entry without a link: the same entry always gets the same one. */

@@ -17,6 +17,7 @@ import { startMailListener, type MailListener } from "./mail-listener.ts";
 import { MessagesRepository } from "./messages.repository.ts";
 import { MessagesService } from "./messages.service.ts";
 import { OpmlService } from "./opml.service.ts";
+import { PooledReading } from "./pooled-reading.ts";
 import { Scheduler, defaultConcurrency, defaultLeaseTtlSec, defaultStopGraceMs } from "./scheduler.ts";
 import { SourceEventsRepository } from "./source-events.repository.ts";
 import { SourceRunner } from "./source-runner.ts";
@@ -44,9 +45,11 @@ export async function startSources(
   const leases = new LeasesRepository(db);
   const entries = new EntriesRepository(db);
   const writer = new ItemWriter(rt.bus, rt.config.requestTimeoutMs);
+  const reading = new PooledReading(rt.workers);
   const poller = new FeedPoller({
     fetch: fetchDeps,
     workers: rt.workers,
+    reading,
     entries,
     writer,
     inboxDomain: rt.config.inboxDomain,
@@ -71,7 +74,7 @@ export async function startSources(
     leaseFor: (now) => scheduler.leaseFor(now),
     firstPoll: (row) => scheduler.runLeased(row, async (report) => ({ report, row: (await repo.get(row.account_id, row.id)) ?? row })),
     wake: () => scheduler.wake(),
-    discover: (site) => discoverFeed(site, fetchDeps, isFeed),
+    discover: (site) => discoverFeed(site, fetchDeps, isFeed, (html, base) => reading.feedLink(html, base)),
     checkFeedUrl: async (url) => {
       try {
         await checkTarget(url, { ...fetchDeps, timeoutMs: feedFetchLimits.connectTimeoutMs });
@@ -86,7 +89,7 @@ export async function startSources(
   const messages = new MessagesRepository(db);
   const subs = serveOperations(rt.bus, "sources", sourcesEndpoints(sources, opml, new MessagesService(repo, messages)), rt.log);
   const smtpPort = opts.smtpPort ?? rt.config.smtpPort;
-  const intake = new MailIntake({ sources: repo, entries, messages, events, writer, inboxDomain: rt.config.inboxDomain, log: rt.log });
+  const intake = new MailIntake({ sources: repo, entries, messages, events, writer, reading, inboxDomain: rt.config.inboxDomain, log: rt.log });
   const mail = smtpPort === 0 ? null : await startMailListener(intake, { host: rt.config.host, port: smtpPort, log: rt.log });
   if (opts.timer !== false) scheduler.start();
   return {

@@ -1,19 +1,17 @@
 // Mail into items: one received message, parsed once, becomes an item of every inbox it was addressed to, through
 // the same item writer as feeds. Dedupe by Message-ID per inbox (the entries table), a record of every message
 // (GET /messages), and the confirmation a provider's setup mail carries (GET /confirmation).
-import { escapeHtml, textAsHtml } from "@trove/feeds";
+import { escapeHtml } from "@trove/feeds";
 import { AppError } from "@trove/errors";
+import { sha256, withSummary, type Letter } from "@trove/intake";
 import type { Logger } from "@trove/log";
-import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import type { EntriesRepository } from "./entries.repository.ts";
 import type { ItemWriter } from "./item-writer.ts";
-import { findConfirmation, viewOnlineLink, type FoundConfirmation } from "./mail-content.ts";
 import type { MessagesRepository, MessageStatus } from "./messages.repository.ts";
+import type { PooledReading } from "./pooled-reading.ts";
 import { addFailureText } from "./run-errors.ts";
-import { tagsFor } from "./smart-tags.ts";
 import type { SourceEventsRepository } from "./source-events.repository.ts";
 import type { SourceRow, SourcesRepository } from "./sources.repository.ts";
-import { withSummary } from "./summary.ts";
 
 export interface MailIntakeDeps {
   sources: SourcesRepository;
@@ -21,28 +19,14 @@ export interface MailIntakeDeps {
   messages: MessagesRepository;
   events: SourceEventsRepository;
   writer: ItemWriter;
+  /** Parses and reads each message in a worker, with a deadline. */
+  reading: PooledReading;
   inboxDomain: string;
   log: Logger;
 }
 
 /** Whether an inbox takes mail at an address now: the listener's answer at RCPT. */
 export type RecipientState = "ok" | "unknown" | "paused";
-
-/** What the mail is once parsed: what every recipient inbox makes its item from. */
-interface Letter {
-  messageId: string | null;
-  /** The dedupe key: the Message-ID, else a hash of the whole message. */
-  key: string;
-  from: string;
-  author: string;
-  subject: string;
-  html: string;
-  text: string;
-  url: string | null;
-  confirmation: FoundConfirmation | null;
-}
-
-const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n) : s);
 
 export class MailIntake {
   constructor(private readonly deps: MailIntakeDeps) {}
@@ -53,41 +37,27 @@ export class MailIntake {
   }
 
   /**
-   * Takes one received message for these recipients. Throws only when the message cannot be parsed at all
-   * (the listener refuses it); anything that goes wrong for one inbox is recorded on that inbox's message.
+   * Takes one received message for these recipients. Throws only when the message cannot be read at all, or not
+   * in time (MailRefused: the listener refuses it with its reply); anything that goes wrong for one inbox is
+   * recorded on that inbox's message.
    */
   async take(raw: Buffer, recipients: string[], envelopeFrom: string, now: number): Promise<void> {
-    const letter = await this.parse(raw, envelopeFrom);
+    const inboxes: SourceRow[] = [];
     for (const address of new Set(recipients.map((r) => r.toLowerCase()))) {
       const source = await this.deps.sources.inboxAt(address);
       // Paused or deleted between RCPT and the end of DATA: nothing is added.
-      if (!source || source.status !== "syncing") continue;
-      await this.deliver(source, letter, raw.length, now);
+      if (source && source.status === "syncing" && !inboxes.some((s) => s.id === source.id)) inboxes.push(source);
+    }
+    if (inboxes.length === 0) return;
+    // Parsed once, in a worker, whatever the recipients: each inbox's tags and the summary come back with it.
+    const read = await this.deps.reading.mail(raw, envelopeFrom, inboxes.map(({ settings: s }) => ({ defaultTags: s.defaultTags, smartTagRules: s.smartTagRules, autoSummarize: s.autoSummarize })));
+    for (const [i, source] of inboxes.entries()) {
+      const body = source.settings.autoSummarize ? withSummary(read.letter.html, read.summary) : read.letter.html;
+      await this.deliver(source, read.letter, body, read.tags[i]!, raw.length, now);
     }
   }
 
-  private async parse(raw: Buffer, envelopeFrom: string): Promise<Letter> {
-    // In-process, bounded: the listener hands over at most its size cap, and attachments are not kept (their
-    // content is read by the parser and dropped with the message).
-    const mail: ParsedMail = await simpleParser(raw, { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
-    const from = firstAddress(mail.from) ?? envelopeFrom;
-    const messageId = mail.messageId ? clip(mail.messageId.trim(), 1_000) : null;
-    const html = typeof mail.html === "string" && mail.html.trim() !== "" ? mail.html : textAsHtml(mail.text ?? "");
-    const archivedAt = mail.headers.get("archived-at");
-    return {
-      messageId,
-      key: messageId ? `message-id:${messageId}` : `message-sha256:${sha256(raw)}`,
-      from: clip(from, 320),
-      author: clip(mail.from?.text ?? from, 400),
-      subject: clip(mail.subject?.trim() || "(no subject)", 1_000),
-      html,
-      text: mail.text ?? "",
-      url: viewOnlineLink(html, typeof archivedAt === "string" ? archivedAt : undefined),
-      confirmation: findConfirmation(mail.subject ?? "", mail.text ?? "", html),
-    };
-  }
-
-  private async deliver(source: SourceRow, letter: Letter, size: number, now: number): Promise<void> {
+  private async deliver(source: SourceRow, letter: Letter, body: string, tags: string[], size: number, now: number): Promise<void> {
     const record = (status: MessageStatus, itemId: string | null, error: string | null) =>
       this.deps.messages.add({
         source_id: source.id,
@@ -108,12 +78,11 @@ export class MailIntake {
     }
     try {
       const caller = await this.deps.writer.callerFor(source.account_id);
-      const body = source.settings.autoSummarize ? withSummary(letter.html) : letter.html;
       const item = await this.deps.writer.add(caller, {
         url: letter.url ?? this.addressOf(source.id, letter.key),
         html: `<html><head><title>${escapeHtml(letter.subject)}</title></head><body>${body}</body></html>`,
         title: letter.subject,
-        tags: tagsFor({ title: letter.subject, url: letter.url, author: letter.author, html: letter.html }, source.settings),
+        tags,
         source: source.name,
       });
       await this.deps.entries.setItem(source.id, letter.key, item.id);
@@ -137,10 +106,4 @@ export class MailIntake {
   private addressOf(sourceId: string, key: string): string {
     return `https://${this.deps.inboxDomain}/sources/${sourceId}/messages/${sha256(key).slice(0, 32)}`;
   }
-}
-
-const sha256 = (data: string | Buffer) => new Bun.CryptoHasher("sha256").update(data).digest("hex");
-
-function firstAddress(from: AddressObject | undefined): string | null {
-  return from?.value.find((v) => v.address)?.address ?? null;
 }

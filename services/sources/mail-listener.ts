@@ -4,6 +4,7 @@
 import type { Logger } from "@trove/log";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { MailIntake } from "./mail-intake.ts";
+import { MailRefused } from "./pooled-reading.ts";
 
 /** The largest message taken (advertised with SIZE; a longer DATA stream is read to its end and refused with 552). */
 export const mailSizeLimit = 10 * 1024 * 1024;
@@ -67,7 +68,8 @@ export function startMailListener(intake: MailIntake, opts: { host: string; port
           () => callback(),
           (err) => {
             log.warn({ err: (err as Error).message }, "a message could not be taken");
-            callback(smtpError(554, "5.6.0 the message could not be read"));
+            if (err instanceof MailRefused) callback(smtpError(err.responseCode, err.message));
+            else callback(smtpError(554, "5.6.0 the message could not be read"));
           },
         );
       });

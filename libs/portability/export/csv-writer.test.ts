@@ -18,8 +18,8 @@ async function csvOf(rs: ExportRecord[], opts: { includeContent: boolean; includ
   return { text, rows: parse(text, { record_delimiter: "\r\n", relax_column_count: false }) as string[][] };
 }
 
-/** What a spreadsheet must see: formula starts behind a quote. */
-const neutral = (s: string) => (/^[=+\-@\t\r]/.test(s) ? `'${s}` : s);
+/** What a spreadsheet must see: formula starts (after any leading whitespace) behind a quote. */
+const neutral = (s: string) => (/^(?:[\t\r]|\s*[=+\-@])/.test(s) ? `'${s}` : s);
 
 describe("CSV export", () => {
   test("header, then one row per record with every cell as written, through a real parser", async () => {
@@ -64,5 +64,15 @@ describe("CSV export", () => {
     expect(csvCell("=HYPERLINK(\"x\",\"y\")")).toBe("\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\"");
     expect(csvCell("\rx")).toBe("\"'\rx\"");
     expect(csvCell("a=b")).toBe("a=b");
+  });
+
+  test("a formula after leading spaces, tabs or line ends is neutralised too; text that only holds one is not", () => {
+    expect(csvCell("  =1+1")).toBe("'  =1+1");
+    expect(csvCell("\n=cmd|' /C calc'!A0")).toBe("\"'\n=cmd|' /C calc'!A0\"");
+    expect(csvCell("\r\n@SUM(A1)")).toBe("\"'\r\n@SUM(A1)\"");
+    expect(csvCell(" \u00a0+1")).toBe("' \u00a0+1");
+    expect(csvCell(" -x")).toBe("' -x");
+    expect(csvCell("  plain = text")).toBe("  plain = text");
+    expect(csvCell(" ".repeat(100_000))).toBe(" ".repeat(100_000));
   });
 });

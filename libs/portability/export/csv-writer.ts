@@ -38,11 +38,14 @@ export const csvColumns = (opts: Pick<ExportWriterOptions, "includeContent" | "i
 ];
 
 /**
- * A cell starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` so that a spreadsheet shows it as text
- * instead of running it as a formula (OWASP, CSV injection); then RFC 4180 quoting.
+ * What a spreadsheet may run as a formula (OWASP, CSV injection): a cell starting with `=`, `+`, `-` or `@`, also
+ * after leading spaces or line ends (spreadsheets drop those before reading the cell), or with a tab or CR.
  */
+const formulaStart = /^(?:[\t\r]|\s*[=+\-@])/;
+
+/** The cell with a leading `'` when it could run as a formula, so a spreadsheet shows it as text; then RFC 4180 quoting. */
 export function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const safe = formulaStart.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 

@@ -37,10 +37,12 @@ function detectZip(bytes: Uint8Array): ImportFormat | undefined {
   if (item === undefined) return undefined;
   try {
     const read = readZip(bytes, detectLimits, (name) => name === item, 1);
+    // A first item file too large to look at: Markdown files in a ZIP are most likely Trove's.
+    if (read.failed.some((f) => f.tooLarge)) return "trove_markdown_zip";
     const data = read.entries[0]?.data;
     return data !== undefined && isTroveItemFile(decodeText(data)) ? "trove_markdown_zip" : undefined;
   } catch {
-    // A first item file too large to look at: Markdown files in a ZIP are most likely Trove's.
+    // Past the detection limits altogether: as above.
     return "trove_markdown_zip";
   }
 }

@@ -49,7 +49,7 @@ describe("the import parse task on a worker pool", () => {
     const bomb = zipSync({ "metadata_0_to_1.json": new Uint8Array(3 * 1024 * 1024) });
     let err: unknown;
     try {
-      await pool.run(importParseTaskName, { bytes: bomb, format: "omnivore_zip", limits: { maxZipEntryBytes: 1024 * 1024 } });
+      await pool.run(importParseTaskName, { bytes: bomb, format: "omnivore_zip", limits: { maxZipBytes: 1024 * 1024 } });
     } catch (e) {
       err = e;
     }

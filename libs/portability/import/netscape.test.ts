@@ -2,7 +2,8 @@
 // bad addresses reported, files cut anywhere.
 import { describe, expect, test } from "bun:test";
 import { resolveLimits } from "./limits.ts";
-import { parseNetscapeHtml } from "./netscape.ts";
+import { folderPath, parseNetscapeHtml } from "./netscape.ts";
+import { clampText } from "./text.ts";
 import { bytes, fixture, storable } from "./test-helpers.ts";
 
 describe("a Chrome export", () => {
@@ -174,6 +175,30 @@ describe("odd and damaged files", () => {
       ["https://in.example/", undefined],
       ["https://full.example/", ["Full"]],
     ]);
+  });
+
+  test("deeply nested folders: each bookmark's collection is its folders' path cut to the name limit, as when built whole", () => {
+    const names = ["  Dev ", "Rust\n  lang", "😀", "", "x".repeat(7), "Ünï"];
+    let html = "<DL><p>";
+    names.forEach((name, i) => (html += `<DT><H3>${name}</H3><DL><p><DT><A HREF="https://nest.example/${i}">B${i}</A>`));
+    for (const max of [5, 9, 12, 200]) {
+      const result = parseNetscapeHtml(bytes(html), resolveLimits({ maxCollectionLength: max }));
+      const expected = names.map((_, i) => {
+        const path = folderPath(names.slice(0, i + 1));
+        return path === undefined ? undefined : [clampText(path, max)];
+      });
+      expect(result.entries.map((e) => e.collections)).toEqual(expected);
+    }
+  });
+
+  test("folders nested past maxFolderDepth end the reading: the bookmarks above are kept, the result says why", () => {
+    let html = "<DL><p>";
+    for (let i = 0; i < 50; i++) html += `<DT><A HREF="https://deep.example/${i}">B${i}</A><DT><H3>F${i}</H3><DL><p>`;
+    html += "</x>".repeat(10_000);
+    const result = parseNetscapeHtml(bytes(html), resolveLimits({ maxFolderDepth: 10 }));
+    expect(result.entries.map((e) => e.url)).toEqual(Array.from({ length: 10 }, (_, i) => `https://deep.example/${i}`));
+    expect(result.entries[9]?.collections).toEqual(["F0 / F1 / F2 / F3 / F4 / F5 / F6 / F7 / F8"]);
+    expect(result.truncated).toBe("folders are nested deeper than 10 levels; the rest of the file was not read");
   });
 
   test("a file with no bookmarks gives nothing and no errors", () => {

@@ -21,64 +21,96 @@ interface Anchor {
 
 /** A folder's collection name from its path, or undefined when every name is empty. */
 export function folderPath(names: readonly string[]): string | undefined {
-  const parts = names.map((n) => cleanText(n).replace(/\s+/g, " ").trim()).filter((n) => n !== "");
+  const parts = names.map(cleanFolderName).filter((n) => n !== "");
   return parts.length > 0 ? parts.join(" / ") : undefined;
 }
 
+const cleanFolderName = (name: string) => cleanText(name).replace(/\s+/g, " ").trim();
+
+/**
+ * Reads bookmarks in one pass; each is handed to the collector as soon as nothing after it can add to it (a <DD>
+ * describes the bookmark before it), so memory holds entries, not the file's every anchor. Folders deeper than
+ * `maxFolderDepth`, or more entries than `maxEntries`, end the reading (the result says why).
+ */
 export function parseNetscapeHtml(bytes: Uint8Array, limits: ImportLimits = defaultImportLimits): ImportParseResult {
-  const drafts: EntryDraft[] = [];
-  /** One per open <DL>: the folder name it lists, or null for a root (the file's own list, a browser root). */
-  const folders: (string | null)[] = [];
+  const out = new EntryCollector(limits, "import:netscape");
+  // Each folder's path is built once, from its parent's, and kept only as long as any collection name can be
+  // (collect.ts cuts it to maxCollectionLength; names hold no whitespace runs, so two more characters make the
+  // cut the same as the whole path's): a bookmark deep in folders costs no more than one at the top.
+  const pathChars = limits.maxCollectionLength + 2;
+  /** One per open <DL>: the path of the folder it lists (roots add nothing), undefined above every folder. */
+  const paths: (string | undefined)[] = [];
   let heading: { attrs: Record<string, string>; text: string } | undefined;
   let pendingFolder: string | null | undefined;
   let anchor: Anchor | undefined;
-  /** The entry a following <DD> describes, while its text is read. */
-  let described: { draft: EntryDraft; text: string } | undefined;
-  let lastEntry: EntryDraft | undefined;
+  /** The bookmark read last, with its position, until a <DD> after it has been read or something else follows. */
+  let lastEntry: { index: number; draft: EntryDraft } | undefined;
+  /** The text of the <DD> describing lastEntry, while it is read. */
+  let described: string | undefined;
+  let count = 0;
   let section: string | undefined;
   let sectionText: string | undefined;
   let ending = false;
   let cutShort = false;
+  let stopped = false;
 
+  const settle = (): void => {
+    if (lastEntry) out.add(lastEntry.index, lastEntry.draft);
+    lastEntry = undefined;
+  };
   const endDescription = (): void => {
-    if (described) described.draft.note = described.text;
+    if (described === undefined) return;
+    if (lastEntry) lastEntry.draft.note = described;
     described = undefined;
+    settle();
+  };
+  const stop = (why?: string): void => {
+    if (why !== undefined) out.truncate(why);
+    stopped = true;
+    parser.pause();
   };
 
   const parser = new Parser(
     {
       onopentag(name, attrs) {
+        if (stopped) return;
         if (["dt", "dl", "dd", "h1", "h3", "a"].includes(name)) endDescription();
         // A folder heading not followed by its <DL> (an empty folder some tools write so) names nothing after it.
         if (name === "h3" || name === "a") pendingFolder = undefined;
         if (name === "h3") heading = { attrs, text: "" };
         else if (name === "dl") {
-          folders.push(pendingFolder ?? null);
+          if (paths.length >= limits.maxFolderDepth) return stop(`folders are nested deeper than ${limits.maxFolderDepth} levels; the rest of the file was not read`);
+          const parent = paths.at(-1);
+          const folder = pendingFolder ? cleanFolderName(pendingFolder) : "";
+          paths.push(folder === "" ? parent : (parent === undefined ? folder : `${parent} / ${folder}`).slice(0, pathChars));
           pendingFolder = undefined;
         } else if (name === "a") anchor = { attrs, title: "" };
-        else if (name === "dd" && lastEntry && lastEntry.note === undefined) described = { draft: lastEntry, text: "" };
+        else if (name === "dd" && lastEntry) described = "";
         else if (name === "h1") sectionText = "";
       },
       ontext(text) {
+        if (stopped) return;
         if (anchor) anchor.title += text;
         else if (heading) heading.text += text;
-        else if (described) described.text += text;
+        else if (described !== undefined) described += text;
         else if (sectionText !== undefined) sectionText += text;
       },
       onclosetag(name, implied) {
+        if (stopped) return;
         if (name === "a" && anchor) {
           if (ending && implied) cutShort = true;
-          lastEntry = draftOf(anchor, folders, section);
-          drafts.push(lastEntry);
+          settle();
+          if (!out.more()) return stop();
+          lastEntry = { index: count++, draft: draftOf(anchor, paths.at(-1), section) };
           anchor = undefined;
         } else if (name === "h3" && heading) {
           pendingFolder = isBrowserRoot(heading.attrs) ? null : heading.text;
           heading = undefined;
           // A <DD> after a folder describes the folder, not the bookmark before it.
-          lastEntry = undefined;
+          settle();
         } else if (name === "dl") {
           endDescription();
-          folders.pop();
+          paths.pop();
           pendingFolder = undefined;
           if (ending && implied) cutShort = true;
         } else if (name === "dd") endDescription();
@@ -91,15 +123,12 @@ export function parseNetscapeHtml(bytes: Uint8Array, limits: ImportLimits = defa
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.write(decodeText(bytes));
-  ending = true;
-  parser.end();
-  endDescription();
-
-  const out = new EntryCollector(limits, "import:netscape");
-  for (const [index, draft] of drafts.entries()) {
-    if (!out.more()) break;
-    out.add(index, draft);
+  if (!stopped) {
+    ending = true;
+    parser.end();
   }
+  endDescription();
+  settle();
   if (cutShort) out.truncate("the bookmark file ends early (cut short?)");
   return out.result();
 }
@@ -108,9 +137,8 @@ function isBrowserRoot(attrs: Record<string, string>): boolean {
   return attrs.personal_toolbar_folder?.toLowerCase() === "true" || attrs.unfiled_bookmarks_folder?.toLowerCase() === "true";
 }
 
-function draftOf(anchor: Anchor, folders: readonly (string | null)[], section: string | undefined): EntryDraft {
+function draftOf(anchor: Anchor, path: string | undefined, section: string | undefined): EntryDraft {
   const a = anchor.attrs;
-  const path = folderPath(folders.filter((f): f is string => f !== null));
   return {
     url: a.href,
     title: anchor.title,

@@ -151,10 +151,26 @@ describe("Omnivore ZIP", () => {
     expect(read.truncated).toBeDefined();
   });
 
-  test("a ZIP without metadata files is unsupported_format; a content file past the limit is a zip_bomb", () => {
+  test("a ZIP without metadata files is unsupported_format; past the archive limit it is a zip_bomb", () => {
     expect(fileErrorCode(() => parseOmnivoreZip(zipSync({ "notes.txt": strToU8("hello") })))).toBe("unsupported_format");
     const bomb = zipSync(omnivoreZip({ "content/big.html": new Uint8Array(3 * 1024 * 1024) }));
-    expect(fileErrorCode(() => parseOmnivoreZip(bomb, resolveLimits({ maxZipEntryBytes: 1024 * 1024 })))).toBe("zip_bomb");
+    expect(fileErrorCode(() => parseOmnivoreZip(bomb, resolveLimits({ maxZipBytes: 1024 * 1024 })))).toBe("zip_bomb");
+  });
+
+  test("a page past the entry limit is not read: its entry is imported without it, the others with theirs", () => {
+    const zip = zipSync(omnivoreZip({ "content/how-to-read-a-paper-18c1a2b3c4d.html": new Uint8Array(3 * 1024 * 1024), "content/b\u0000ig.html": new Uint8Array(3 * 1024 * 1024) }));
+    const read = parseOmnivoreZip(zip, resolveLimits({ maxZipEntryBytes: 1024 * 1024 }));
+    expect(read.entries.map((e) => [e.url, e.contentHtml !== undefined])).toEqual([
+      ["https://papers.example.edu/read.pdf", false],
+      ["https://news.example.jp/article/1", true],
+    ]);
+    // The fixture's third item has no URL; the two pages too large are listed, their entries still imported.
+    expect(read.errors.map((e) => [e.reason, e.partial])).toEqual([
+      ["no URL", undefined],
+      [`content/how-to-read-a-paper-18c1a2b3c4d.html: expands past ${1024 * 1024} bytes: not read (a ZIP bomb?); the entry is imported without it`, true],
+      [`content/big.html: expands past ${1024 * 1024} bytes: not read (a ZIP bomb?); the entry is imported without it`, true],
+    ]);
+    expect(read.truncated).toBeUndefined();
   });
 });
 

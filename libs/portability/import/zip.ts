@@ -1,8 +1,10 @@
 // Reading ZIP exports without trusting them. fflate's streaming Unzip reads the local file headers in order, so
 // an archive cut short (no central directory) still yields every entry before the cut. Sizes the archive declares
 // are never trusted: the inflated bytes are counted as they come, and the archive is fed in small slices so one
-// step can inflate at most a few MiB (DEFLATE expands ~1000:1) before the count is checked and reading stops.
-import { Unzip, UnzipInflate, type UnzipFile } from "fflate";
+// step can inflate at most a few MiB (DEFLATE expands ~1000:1) before the count is checked. An entry that grows
+// past the per-entry limit is given up alone (its bytes dropped, its inflating stopped); the archive as a whole
+// is refused only past the total limit, which counts every byte inflated, kept or not.
+import { UnzipInflate, Unzip, type AsyncFlateStreamHandler, type UnzipFile } from "fflate";
 import { ImportFileError } from "./errors.ts";
 import type { ImportLimits } from "./limits.ts";
 
@@ -16,8 +18,8 @@ export interface ZipEntry {
 export interface ZipRead {
   /** The wanted entries read whole, in archive order. */
   entries: ZipEntry[];
-  /** Wanted entries that could not be read (damaged, unsupported compression, cut off). */
-  failed: { name: string; index: number; reason: string }[];
+  /** Wanted entries that could not be read (too large, damaged, unsupported compression, cut off). */
+  failed: { name: string; index: number; reason: string; tooLarge?: true }[];
   /** Set when the archive does not end as a ZIP does (cut short) or is damaged past some point. */
   truncated?: string;
 }
@@ -28,10 +30,21 @@ export function isZip(bytes: Uint8Array): boolean {
   return bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
 }
 
+interface OpenEntry {
+  name: string;
+  index: number;
+  chunks: Uint8Array[];
+  size: number;
+  done: boolean;
+  error?: string;
+  tooLarge?: true;
+}
+
 /**
- * Reads the entries `wanted` accepts (by name), skipping the others' data uninflated. Throws `zip_bomb` when the
- * archive holds more than `maxZipEntries` entries or the wanted ones inflate past the byte limits, and
- * `corrupt_file` when it is not a ZIP archive. `stopAfter`: stop once that many wanted entries were read.
+ * Reads the entries `wanted` accepts (by name), skipping the others' data uninflated. A wanted entry inflating
+ * past `maxZipEntryBytes` is failed alone (`tooLarge`). Throws `zip_bomb` when the archive holds more than
+ * `maxZipEntries` entries or the wanted ones inflate past `maxZipBytes` together, and `corrupt_file` when it is
+ * not a ZIP archive. `stopAfter`: stop once that many wanted entries were read.
  */
 export function readZip(
   bytes: Uint8Array,
@@ -42,11 +55,27 @@ export function readZip(
   if (!isZip(bytes)) throw new ImportFileError("corrupt_file", "not a ZIP archive");
   const entries: ZipEntry[] = [];
   const failed: ZipRead["failed"] = [];
-  const open: { name: string; index: number; chunks: Uint8Array[]; size: number; done: boolean; error?: string }[] = [];
+  const open: OpenEntry[] = [];
   let seen = 0;
   let done = 0;
   let total = 0;
   let bomb: ImportFileError | undefined;
+  // The entry whose decoder fflate makes next (file.start() makes it at once).
+  let starting: OpenEntry | undefined;
+
+  /** DEFLATE that stops inflating once its entry is given up: fflate's own inflater cannot be stopped. */
+  class EntryInflate {
+    static readonly compression = 8;
+    ondata: AsyncFlateStreamHandler = () => {};
+    private readonly entry = starting;
+    private readonly inflate = new UnzipInflate();
+    constructor() {
+      this.inflate.ondata = (err, data, final) => this.ondata(err, data, final);
+    }
+    push(chunk: Uint8Array, final: boolean): void {
+      if (this.entry?.error === undefined) this.inflate.push(chunk, final);
+    }
+  }
 
   const unzip = new Unzip((file: UnzipFile) => {
     const index = seen++;
@@ -59,23 +88,27 @@ export function readZip(
       failed.push({ name: file.name, index, reason: `unsupported ZIP compression method ${file.compression}` });
       return;
     }
-    const entry = { name: file.name, index, chunks: [] as Uint8Array[], size: 0, done: false, error: undefined as string | undefined };
+    const entry: OpenEntry = { name: file.name, index, chunks: [], size: 0, done: false };
     open.push(entry);
     file.ondata = (err, chunk, final) => {
       // Throwing here would be caught inside fflate's inflater; the reading loop below throws instead.
-      if (bomb || entry.error !== undefined || entry.done) return;
+      if (bomb || entry.done) return;
       if (err) {
-        entry.error = `damaged entry (${err.message})`;
+        entry.error ??= `damaged entry (${err.message})`;
         return;
       }
-      entry.size += chunk.length;
+      // Every byte inflated counts, kept or not (a given-up entry inflates to the end of the slice at hand).
       total += chunk.length;
-      if (entry.size > limits.maxZipEntryBytes) {
-        bomb = new ImportFileError("zip_bomb", `${file.name} expands past ${limits.maxZipEntryBytes} bytes`);
-        return;
-      }
       if (total > limits.maxZipBytes) {
         bomb = new ImportFileError("zip_bomb", `the archive expands past ${limits.maxZipBytes} bytes`);
+        return;
+      }
+      if (entry.error !== undefined) return;
+      entry.size += chunk.length;
+      if (entry.size > limits.maxZipEntryBytes) {
+        entry.error = `expands past ${limits.maxZipEntryBytes} bytes: not read (a ZIP bomb?)`;
+        entry.tooLarge = true;
+        entry.chunks = [];
         return;
       }
       entry.chunks.push(chunk);
@@ -84,9 +117,11 @@ export function readZip(
         done++;
       }
     };
+    starting = entry;
     file.start();
+    starting = undefined;
   });
-  unzip.register(UnzipInflate);
+  unzip.register(EntryInflate);
 
   let damaged: string | undefined;
   try {
@@ -103,7 +138,7 @@ export function readZip(
 
   for (const entry of open) {
     if (entry.done) entries.push({ name: entry.name, index: entry.index, data: concat(entry.chunks, entry.size) });
-    else if (entry.error !== undefined) failed.push({ name: entry.name, index: entry.index, reason: entry.error });
+    else if (entry.error !== undefined) failed.push({ name: entry.name, index: entry.index, reason: entry.error, ...(entry.tooLarge ? { tooLarge: true as const } : {}) });
     else if (stopAfter === Number.POSITIVE_INFINITY) failed.push({ name: entry.name, index: entry.index, reason: "cut off: the archive ends inside it" });
   }
   if (seen === 0) throw new ImportFileError("corrupt_file", "no readable entry in the ZIP archive");

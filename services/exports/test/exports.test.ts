@@ -159,3 +159,21 @@ describe("keys and accounts", () => {
     expect((await res.json()).error).toBe("export_expired");
   });
 });
+
+describe("CSV formulas behind whitespace", () => {
+  test("a formula after leading spaces or line ends is neutralised like one at the start", async () => {
+    const saved = await trove.api("/api/ingest", { method: "POST", json: { url: "https://library.example.test/spaced-formula", html: "<p>Spaced</p>" } });
+    const id = (await saved.json()).id as string;
+    const hostile = { title: "  =HYPERLINK(\"http://evil.test\",\"click\")", notes: "\n=cmd|' /C calc'!A0", tags: ["Spaced formulas"] };
+    const updated = await trove.api(`/api/items/${id}`, { method: "POST", json: hostile });
+    expect(updated.status).toBe(200);
+    const { bytes } = await exportFile(trove, { format: "csv", tags: ["Spaced formulas"] });
+    const rows: Record<string, string>[] = parseCsv(strFromU8(bytes), { columns: true, bom: true });
+    expect(rows.map((r) => r.id)).toEqual([id]);
+    const row = rows[0]!;
+    // Each cell as the item holds it, behind a quote where a spreadsheet would have run it.
+    expect(row.title).toBe("'  =HYPERLINK(\"http://evil.test\",\"click\")");
+    expect(row.note).toBe("'\n=cmd|' /C calc'!A0");
+    for (const cell of Object.values(row)) expect(cell).not.toMatch(/^\s*[=+\-@]/);
+  });
+});

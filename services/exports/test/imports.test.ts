@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { strToU8, zipSync } from "fflate";
 import { addClientKey, bobKey, eventually, startPageServer, startTrove, type PageServer, type TestTrove } from "@trove/testing";
+import { repeatZip } from "@trove/portability/import/test-helpers.ts";
 import { waitForJob } from "./helpers.ts";
 
 const carolKey = "test-key-carol-0123456789";
@@ -52,6 +53,8 @@ const itemsOf = async (key?: string) => {
   return (await res.json()).items as any[];
 };
 const byUrl = async (url: string, key?: string) => (await itemsOf(key)).find((i) => i.url === url);
+const fromSource = async (source: string, key?: string) =>
+  (await (await trove.api(`/api/items?status=stashed,flagged,archived&limit=100&source=${encodeURIComponent(source)}`, { key })).json()).items as any[];
 
 describe("Netscape bookmarks", () => {
   test("folders become collections, tags and dates are kept, bad entries are reported, pages are fetched politely", async () => {
@@ -275,14 +278,15 @@ describe("limits and bad input", () => {
     expect(job.error).toBeString();
   });
 
-  test("a zip bomb fails the job; a truncated file imports what is readable and says so", async () => {
-    // 80 MiB of zeros in one entry compresses to about 80 KB, and inflates past the 64 MiB an entry may.
-    const bomb = zipSync({ "metadata_0_to_1.json": new Uint8Array(80 * 1024 * 1024) }, { level: 1 });
+  test("an archive inflating past 256 MiB fails the job; a truncated file imports what is readable and says so", async () => {
+    // 20 entries of 15 MiB of zeros: each under the 16 MiB an entry may, together past the archive's 256 MiB.
+    const bomb = repeatZip(Array.from({ length: 20 }, (_, i) => ({ name: i === 0 ? "metadata_0_to_1.json" : `content/z${i}.html`, mebibytes: 15 })));
+    expect(bomb.length).toBeLessThan(1024 * 1024);
     const res = await upload(bomb, { format: "omnivore_zip" });
     expect(res.status).toBe(200);
     const failed = await waitForJob(trove, "imports", (await res.json()).import.id);
     expect(failed.status).toBe("failed");
-    expect(failed.error).toMatch(/zip|expan|large/i);
+    expect(failed.error).toBe(`the archive expands past ${256 * 1024 * 1024} bytes`);
     // The upload is kept only while its job may still need it; it goes just after the job is marked failed.
     await eventually(async () => !(await trove.blobs.list()).includes(`import-${failed.id}`));
 
@@ -292,6 +296,44 @@ describe("limits and bad input", () => {
     expect(job.status).toBe("completed");
     expect(job.created).toBe(2);
     expect(job.error).toContain("ends early");
+  });
+
+  test("an Omnivore ZIP of four 60 MB pages: those pages are refused one by one, every entry and the other pages are imported", async () => {
+    const slugs = ["a", "b", "c", "d", "e", "f"];
+    const metadata = slugs.map((slug) => ({ id: slug, slug, title: `Page ${slug}`, url: `https://bomb.invalid/${slug}`, state: "Succeeded", labels: [], savedAt: "2023-05-01T10:00:00.000Z" }));
+    // 60 MiB of markup each, deflated to about 60 KB.
+    const page = (text: string) => strToU8(`<article><h1>${text}</h1><p>A page of ordinary size, kept as the entry's content.</p></article>`);
+    const zip = repeatZip([
+      { name: "metadata_0_to_6.json", bytes: strToU8(JSON.stringify(metadata)) },
+      ...slugs.slice(0, 4).map((slug) => ({ name: `content/${slug}.html`, mebibytes: 60, unit: "<p>bomb bomb</p>" })),
+      { name: "content/e.html", bytes: page("Page e") },
+      { name: "content/f.html", bytes: page("Page f") },
+    ]);
+    expect(zip.length).toBeLessThan(1024 * 1024);
+    const { job, failures } = await importFile(zip, { contentType: "application/zip", key: carolKey });
+    expect(job).toMatchObject({ status: "completed", format: "omnivore_zip", entries: 6, created: 6, failed: 0, error: null });
+    expect(failures.map((f) => f.reason)).toEqual(
+      slugs.slice(0, 4).map((slug) => `content/${slug}.html: expands past ${16 * 1024 * 1024} bytes: not read (a ZIP bomb?); the entry is imported without it`),
+    );
+    const items = (await fromSource("import:omnivore", carolKey)).filter((i) => i.url.startsWith("https://bomb.invalid/"));
+    expect(items.map((i) => [i.url, i.title]).sort()).toEqual(slugs.map((slug) => [`https://bomb.invalid/${slug}`, `Page ${slug}`]));
+    for (const slug of ["e", "f"]) expect(items.find((i) => i.url.endsWith(`/${slug}`))).toMatchObject({ contentAvailable: true });
+  });
+
+  test("bookmarks in 150,000 nested folders: the first 100 levels are imported, and the summary says why the rest is not", async () => {
+    const levels = 150_000;
+    let file = "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>";
+    for (let i = 0; i < levels; i++) file += `<DT><A HREF=https://deep.invalid/${i}>b</A><DT><H3>f</H3><DL>`;
+    expect(file.length).toBeLessThan(10 * 1024 * 1024);
+    const { job } = await importFile(file, { contentType: "text/html", key: carolKey });
+    expect(job).toMatchObject({ status: "completed", format: "netscape_html", entries: 100, created: 100, failed: 0 });
+    expect(job.error).toBe("the file ends early (folders are nested deeper than 100 levels; the rest of the file was not read); what was readable was imported");
+    const items = await fromSource("import:netscape", carolKey);
+    expect(items.map((i) => i.url).sort()).toEqual(Array.from({ length: 100 }, (_, i) => `https://deep.invalid/${i}`).sort());
+    // The deepest one read sits in 99 folders: its collection is their path, cut to a collection name's length.
+    const deepest = items.find((i) => i.url === "https://deep.invalid/99");
+    expect(deepest.collectionName).toStartWith("f / f / f / f");
+    expect(deepest.collectionName.length).toBeLessThanOrEqual(200);
   });
 
   test("an upload over the body limit answers 413; base64 JSON works like a raw upload", async () => {

@@ -1,8 +1,8 @@
-// autoSummarize: an extractive summary computed here, offline (no model, no network): the three sentences of the
-// item's own text that score highest by TF-IDF over its sentences, in their original order. The text is capped, so
-// one summary costs a bounded few milliseconds on the service's thread.
+// autoSummarize: an extractive summary computed offline (no model, no network): the three sentences of the item's
+// own text that score highest by TF-IDF over its sentences, in their original order. The HTML read, the text and
+// the sentences are capped, and sentences are found by one pass over the text: a bounded few milliseconds.
 import { escapeHtml } from "@trove/feeds";
-import { stripTags } from "./mail-content.ts";
+import { visibleText } from "./html-text.ts";
 
 const maxChars = 50_000;
 /** HTML read for it: markup around 50,000 characters of text (a mail can be 10 MB). */
@@ -20,13 +20,40 @@ const stopwords = new Set(
 
 const wordsOf = (s: string) => (s.toLowerCase().match(/\p{L}[\p{L}\p{N}'-]*/gu) ?? []).filter((w) => w.length > 2 && !stopwords.has(w));
 
+const isStop = (c: string | undefined) => c === "." || c === "!" || c === "?";
+
+/**
+ * Sentences of whitespace-collapsed text: each ends with a run of `.`, `!` or `?` followed by a space or the end
+ * (so "3.5" and "e.g.x" do not end one); what follows the last is one more. One pass, at most `max` sentences.
+ */
+export function sentencesOf(text: string, max: number): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length && out.length < max; i++) {
+    if (!isStop(text[i])) continue;
+    let end = i + 1;
+    while (isStop(text[end])) end++;
+    if (end === text.length || text[end] === " ") {
+      const sentence = text.slice(start, end).trim();
+      if (sentence !== "") out.push(sentence);
+      start = end;
+    }
+    i = end - 1;
+  }
+  const rest = text.slice(start).trim();
+  if (rest !== "" && out.length < max) out.push(rest);
+  return out;
+}
+
 /** The summary of a piece of HTML, or null when it has too few sentences to need one (it is its own summary). */
 export function summarize(html: string): string | null {
-  const text = stripTags(html.slice(0, maxHtmlChars)).replace(/\s+/g, " ").trim().slice(0, maxChars);
-  const sentences = (text.match(/[^.!?]+[.!?]+(?=\s|$)|[^.!?]+$/g) ?? [])
-    .map((s) => s.trim())
-    .filter((s) => wordsOf(s).length >= 3)
-    .slice(0, maxSentences);
+  const text = visibleText(html.slice(0, maxHtmlChars), maxChars);
+  // Sentences of fewer than 3 content words are skipped; the cap counts the sentences kept.
+  const sentences: string[] = [];
+  for (const s of sentencesOf(text, maxChars)) {
+    if (wordsOf(s).length >= 3) sentences.push(s);
+    if (sentences.length >= maxSentences) break;
+  }
   if (sentences.length <= summarySentences) return null;
   const words = sentences.map(wordsOf);
   const df = new Map<string, number>();
@@ -47,7 +74,6 @@ export function summarize(html: string): string | null {
 }
 
 /** An HTML fragment with its summary above it as a quoted "Summary:" paragraph (unchanged when there is none). */
-export function withSummary(html: string): string {
-  const summary = summarize(html);
+export function withSummary(html: string, summary: string | null): string {
   return summary === null ? html : `<blockquote><p><strong>Summary:</strong> ${escapeHtml(summary)}</p></blockquote>${html}`;
 }
