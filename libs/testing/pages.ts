@@ -119,3 +119,29 @@ export function startPageServer(): PageServer {
     },
   };
 }
+
+/**
+ * A response that sends all of `body` but its last bytes, then holds until `release()`: the moment a fetch of it
+ * completes, and reading it begins, is the test's to choose. `holding` resolves once the first bytes are out.
+ */
+export function heldResponse(body: string, type: string) {
+  let held!: () => void;
+  let release!: () => void;
+  const holding = new Promise<void>((r) => (held = r));
+  const released = new Promise<void>((r) => (release = r));
+  const bytes = new TextEncoder().encode(body);
+  const respond = () =>
+    new Response(
+      new ReadableStream({
+        async start(controller) {
+          controller.enqueue(bytes.slice(0, -16));
+          held();
+          await released;
+          controller.enqueue(bytes.slice(-16));
+          controller.close();
+        },
+      }),
+      { headers: { "content-type": type } },
+    );
+  return { respond, holding, release };
+}

@@ -108,7 +108,7 @@ function repeatedDeflate(mebibytes: number, unit = "\u0000"): Uint8Array {
   return joinBytes([first, ...Array<Uint8Array>(mebibytes - 1).fill(next), ...out]);
 }
 
-function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
+export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { strToU8, Zip, ZipDeflate, zipSync, type Zippable } from "fflate";
 import { ImportFileError } from "./errors.ts";
 import { defaultImportLimits, resolveLimits } from "./limits.ts";
-import { centralDirectoryAt, fileErrorCode, repeatZip } from "./test-helpers.ts";
+import { centralDirectoryAt, fileErrorCode, joinBytes, repeatZip } from "./test-helpers.ts";
 import { readZip } from "./zip.ts";
 
 const all = () => true;
@@ -25,17 +25,7 @@ function streamedZip(entries: [string, number, number][]): Uint8Array {
     file.push(new Uint8Array([tailByte]), true);
   }
   zip.end();
-  return concat(parts);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return joinBytes(parts);
 }
 
 /** A one-entry archive of `mebibytes` MiB of zeros, built in milliseconds. */

@@ -2,7 +2,7 @@
 // Real: every service in this process (PGlite + in-process bus, or PostgreSQL + NATS), real worker threads, a
 // page server on 127.0.0.1. Nothing is timed: each test asserts the order in which things complete.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eventually, startTrove, type TestTrove } from "@trove/testing";
+import { eventually, heldResponse, startTrove, type TestTrove } from "@trove/testing";
 
 /** The page from the issue: 40,000 small `<div><a>` blocks, about 1 MB, 80,005 elements (over the budget). */
 const hostile = `<html><head><title>Forty thousand links</title></head><body>${"<div><a href=#>ab</a></div>".repeat(40_000)}</body></html>`;
@@ -33,34 +33,11 @@ async function health(t: TestTrove): Promise<void> {
 /** Whether the capture has landed on the item: content or an extraction error. */
 const landed = (it: Item) => it.contentExtractedAt !== null || it.contentExtractError !== null;
 
-/**
- * A page server on 127.0.0.1 that sends all of `page` but its last bytes, then holds the response open until
- * `release()`: the moment the fetch completes, and extraction begins, is the test's to choose.
- */
+/** A page server on 127.0.0.1 whose one page is held before its last bytes (heldResponse). */
 function holdingPageServer(page: string) {
-  let held!: () => void;
-  let release!: () => void;
-  const holding = new Promise<void>((r) => (held = r));
-  const released = new Promise<void>((r) => (release = r));
-  const bytes = new TextEncoder().encode(page);
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: () =>
-      new Response(
-        new ReadableStream({
-          async start(controller) {
-            controller.enqueue(bytes.slice(0, -16));
-            held();
-            await released;
-            controller.enqueue(bytes.slice(-16));
-            controller.close();
-          },
-        }),
-        { headers: { "content-type": "text/html; charset=utf-8" } },
-      ),
-  });
-  return { url: `http://127.0.0.1:${server.port}/forty-thousand-links`, holding, release, stop: () => server.stop(true) };
+  const held = heldResponse(page, "text/html; charset=utf-8");
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: held.respond });
+  return { url: `http://127.0.0.1:${server.port}/forty-thousand-links`, holding: held.holding, release: held.release, stop: () => server.stop(true) };
 }
 
 describe("while a hostile page is being extracted, other requests are answered", () => {

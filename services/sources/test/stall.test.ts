@@ -6,7 +6,7 @@
 // held it for minutes, far past each test's time budget.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
-import { freePort, startTrove, type TestTrove } from "@trove/testing";
+import { freePort, heldResponse, startTrove, type TestTrove } from "@trove/testing";
 import { feedServer, rss2, type FixtureEntry } from "./feeds.ts";
 
 /**
@@ -126,32 +126,6 @@ async function sendAskingHealth(to: string, mail: string): Promise<string> {
   }
 }
 
-/**
- * A route that sends all of `body` but its last bytes, then holds the response open until `release()`: the moment
- * the fetch completes, and reading it begins, is the test's to choose.
- */
-function holdingRoute(body: string, type: string) {
-  let held!: () => void;
-  let release!: () => void;
-  const holding = new Promise<void>((r) => (held = r));
-  const released = new Promise<void>((r) => (release = r));
-  const bytes = new TextEncoder().encode(body);
-  const route = () =>
-    new Response(
-      new ReadableStream({
-        async start(controller) {
-          controller.enqueue(bytes.slice(0, -16));
-          held();
-          await released;
-          controller.enqueue(bytes.slice(-16));
-          controller.close();
-        },
-      }),
-      { headers: { "content-type": type } },
-    );
-  return { route, holding, release };
-}
-
 describe("hostile mail", () => {
   test(
     "'verification code' and 450,000 spaces: health answers while it is read; the mail is added, with no code in it",
@@ -230,8 +204,8 @@ describe("hostile feeds and pages", () => {
     async () => {
       const word = `${"a".repeat(49_998)}.b`;
       const entries: FixtureEntry[] = Array.from({ length: 20 }, (_, i) => ({ id: `w${i}`, title: `Word ${i}`, link: `https://words.example/${i}`, at: 1_700_000_000 + i, html: word }));
-      const held = holdingRoute(rss2("Long Words", entries), "application/rss+xml");
-      const url = feeds.route("/long-words.xml", held.route);
+      const held = heldResponse(rss2("Long Words", entries), "application/rss+xml");
+      const url = feeds.route("/long-words.xml", held.respond);
       const creating = call("/api/sources", { json: { type: "rss", feedUrl: url, rollupEnabled: true, backfillItems: 20 } });
       await held.holding;
       await health();
@@ -255,8 +229,8 @@ describe("hostile feeds and pages", () => {
   test(
     "a site page of 1 MB of '<link': health answers while it is read; discovery goes on to the feed at /feed",
     async () => {
-      const held = holdingRoute(`<html><head>${"<link".repeat(200_000)}`, "text/html; charset=utf-8");
-      feeds.route("/", held.route);
+      const held = heldResponse(`<html><head>${"<link".repeat(200_000)}`, "text/html; charset=utf-8");
+      feeds.route("/", held.respond);
       const feedUrl = feeds.feed("/feed", rss2("Found Feed", [{ id: "f1", title: "First", link: "https://found.example/1", at: 1_700_000_000 }]));
       const creating = call("/api/sources", { json: { type: "rss", input: `${feeds.base}/` } });
       await held.holding;
