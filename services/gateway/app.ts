@@ -379,16 +379,17 @@ function isSecure(request: Request): boolean {
 }
 
 /**
- * Refuses (403 csrf_failed) a request a browser made from another site: `Sec-Fetch-Site` other than same-origin
- * (or none: typed or bookmarked), or an `Origin` whose host is not the one the request was sent to (`Host`, or the
- * `X-Forwarded-Host` a proxy set: a page elsewhere cannot set that header). A request without either (curl, a
- * server) is no browser's, so nothing is refused.
+ * Refuses (403 csrf_failed) a request a browser made from another site. A browser that sends `Sec-Fetch-Site`
+ * says so itself (same-origin, or none: typed or bookmarked, pass), and its word is taken over `Origin`: a proxy
+ * that rewrites `Host` would make the app's own requests look foreign. An older browser is judged by `Origin`,
+ * whose host must be the one the request was sent to (`Host`, or the `X-Forwarded-Host` a proxy set: a page
+ * elsewhere cannot set that header). A request with neither (curl, a server) is no browser's: nothing is refused.
  */
 function refuseCrossSite(request: Request): void {
   const site = request.headers.get("sec-fetch-site");
   const origin = request.headers.get("origin");
-  if ((site === null || site === "same-origin" || site === "none") && (origin === null || sameHost(origin, request))) return;
-  throw new AppError("csrf_failed", "a request from another site cannot use or set the session cookie");
+  const fromHere = site !== null ? site === "same-origin" || site === "none" : origin === null || sameHost(origin, request);
+  if (!fromHere) throw new AppError("csrf_failed", "a request from another site cannot use or set the session cookie");
 }
 
 function sameHost(origin: string, request: Request): boolean {

@@ -180,16 +180,18 @@ describe("signing in from another site", () => {
   });
 
   test("a JSON sign-in that a page on another site sent is refused by its Origin or Sec-Fetch-Site", async () => {
-    const crossSite: Record<string, string>[] = [{ origin: evil }, { origin: "null" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }, { origin: evil, "sec-fetch-site": "same-origin" }];
+    const crossSite: Record<string, string>[] = [{ origin: evil }, { origin: "null" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }, { origin: new URL(trove.url).origin, "sec-fetch-site": "cross-site" }];
     for (const headers of crossSite) {
       const res = await signInWith(headers);
       expect({ headers, status: res.status, error: (await res.json()).error, cookie: res.headers.get("set-cookie") }).toEqual({ headers, status: 403, error: "csrf_failed", cookie: null });
     }
   });
 
-  test("the app's own page, a proxy's forwarded host, and curl (no Origin) still sign in", async () => {
+  test("the app's own page (also behind a proxy that rewrites Host), a proxy's forwarded host, and curl (no Origin) still sign in", async () => {
     const own: Record<string, string>[] = [
       { origin: new URL(trove.url).origin, "sec-fetch-site": "same-origin" },
+      // The browser's own word: the page and the request share an origin, whatever Host the proxy passed on.
+      { origin: "https://trove.example.test", "sec-fetch-site": "same-origin" },
       { origin: "https://trove.example.test", "x-forwarded-host": "trove.example.test", "x-forwarded-proto": "https" },
       { "sec-fetch-site": "none" },
       {},
