@@ -13,8 +13,9 @@ let pages: PageServer;
 let alice: Caller;
 beforeAll(async () => {
   pages = startPageServer();
-  // A save waits for its capture as long as the test holds the page (see the race below), never for a clock.
-  trove = await startTrove({ TROVE_INGEST_WAIT_MS: "60000" });
+  // A save waits for its capture as long as the test holds the page (see the race below), never for a clock; the
+  // exports a test starts are never refused for the ones still running.
+  trove = await startTrove({ TROVE_INGEST_WAIT_MS: "60000", TROVE_MAX_OPEN_JOBS: "100" });
   const { id } = await trove.db.selectFrom("gateway.accounts").select("id").where("email", "=", "alice@example.test").executeTakeFirstOrThrow();
   alice = (await trove.bus.request(accountCallerSubject, { accountId: id })) as Caller;
 });

@@ -33,9 +33,15 @@ export function Reader({ id }: { id: string }) {
   const loadHighlights = () =>
     api<{ highlights: Highlight[] }>("GET", `/api/items/${encodeURIComponent(id)}/highlights?limit=100`).then((r) => setHighlights(r.highlights));
 
-  // The article is drawn here rather than by Preact: the marks are laid over the sanitised HTML.
+  // The article is drawn here rather than by Preact: the marks are laid over the sanitised HTML. It is drawn anew
+  // only when the article or its highlights change (not for the same highlights loaded again), so its images are
+  // not replaced, nor asked for again, under the reader.
+  const drawn = useRef<{ html: string; marks: string } | null>(null);
   useEffect(() => {
     if (!content.current) return;
+    const marks = JSON.stringify(highlights);
+    if (drawn.current?.html === html && drawn.current.marks === marks) return;
+    drawn.current = { html, marks };
     content.current.innerHTML = html;
     drawHighlights(content.current, highlights);
   }, [html, highlights]);
