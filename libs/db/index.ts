@@ -6,3 +6,4 @@ export { compileOnce } from "./compiled.ts";
 export { planEachTimeMarker } from "./prepared.ts";
 export { maintainOnce, startMaintenance, maintenanceEveryMs } from "./maintenance.ts";
 export { nextTurn } from "./turns.ts";
+export { inTransaction, type UnitOfWork, type UnitOfWorkOptions } from "./unit-of-work.ts";
