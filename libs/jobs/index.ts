@@ -1,0 +1,1 @@
+export { Wakeup, backoffMs, type WakeupOptions, type WakeupStep, type WakeupTimers } from "./wakeup.ts";
