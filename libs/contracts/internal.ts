@@ -59,6 +59,20 @@ export interface TagDeletedEvent {
 }
 
 /**
+ * Items asks notes to apply a tag deletion now, after its commit and before it answers the DELETE, so the next
+ * read of a note already shows the tag gone. The payload is the tag.deleted event itself: the same idempotent
+ * work its consumer does (either may come first). Sent with the deleting caller's header; the account must match.
+ */
+export const applyTagDeletionSubject = "notes.internal.applyTagDeletion";
+
+export type ApplyTagDeletionRequest = TagDeletedEvent;
+
+export interface ApplyTagDeletionReply {
+  /** Notes that got a revision without the tag in this call (0 when another delivery did the work). */
+  notesChanged: number;
+}
+
+/**
  * The gateway (which owns accounts) answers the Caller a service acts as for an account when no request carries
  * one: the sources service adding items as the source's owner. A personal, read-write caller with the account's
  * plan; `not_found` when the account is gone.

@@ -358,6 +358,8 @@ export const operations = {
     summary: "Remove a tag from every item and note; nothing else is deleted; not with a key scoped to a tag or collection",
     params: SlugParams,
     response: t.Object({ ok: t.Boolean(), slug: t.String(), itemsUntagged: Count() }),
+    // Answered once every note carrying the tag has lost it too: a tag on many notes takes longer than a request.
+    timeoutMs: 120_000,
   }),
   listCollections: op({
     method: "GET",

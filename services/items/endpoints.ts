@@ -55,7 +55,7 @@ export const itemsEndpoints = (d: ItemsDomain): HandlerTable<"items"> => ({
   listTags: (_, ctx) => d.tags.list(who(ctx.caller)),
   createTag: ({ body }, ctx) => d.tags.create(who(ctx.caller), body),
   updateTag: ({ params, body }, ctx) => d.tags.update(who(ctx.caller), params.slug, body),
-  deleteTag: ({ params }, ctx) => d.tags.delete(who(ctx.caller), params.slug),
+  deleteTag: ({ params }, ctx) => d.tags.delete(who(ctx.caller), params.slug, ctx.requestId),
   listCollections: (_, ctx) => d.collections.list(who(ctx.caller)),
   createCollection: ({ body }, ctx) => d.collections.create(who(ctx.caller), body.name),
   itemChanges: ({ query }, ctx) => d.changes.changes(who(ctx.caller), query),

@@ -7,6 +7,7 @@ import {
   importEntriesSubject,
   itemEventsFilter,
   itemRefsSubject,
+  operations,
   type Caller,
   type ItemEventMessage,
 } from "@trove/contracts";
@@ -30,6 +31,7 @@ import { ItemsRepository } from "./items.repository.ts";
 import { ItemsService } from "./items.service.ts";
 import { MediaRepository } from "./media.repository.ts";
 import { MediaService } from "./media.service.ts";
+import { NotesTagRemoval } from "./notes-tag-removal.ts";
 import { RefsRepository } from "./refs.repository.ts";
 import { RefsService } from "./refs.service.ts";
 import { ExportPageService } from "./export-page.service.ts";
@@ -68,7 +70,8 @@ export const itemsService: ServiceModule = {
     ListCountsRepository.onFoldError = (err) => rt.log.warn({ err }, "folding list counts failed; they stay exact, the fold is tried again");
     const usage = new UsageService(itemsRepo);
     const tagDeletions = new TagDeletionPublisher(new TagDeletionsRepository(db), rt.bus, rt.log);
-    const tags = new TagsService(new TagsRepository(db), itemsRepo, tagDeletions);
+    const notesTagRemoval = new NotesTagRemoval(rt.bus, rt.log, Math.max(rt.config.requestTimeoutMs, operations.deleteTag.timeoutMs));
+    const tags = new TagsService(new TagsRepository(db), itemsRepo, tagDeletions, notesTagRemoval);
     const collections = new CollectionsService(new CollectionsRepository(db), itemsRepo);
     const media = new MediaService(new MediaRepository(db), itemsRepo, rt.blobs, rt.log, { allowPrivateNetwork: rt.config.allowPrivateNetwork, resolver: rt.resolver });
     const items = new ItemsService(itemsRepo, tags, collections, media, new ConnectedNotes(rt.bus, rt.log));

@@ -5,8 +5,10 @@ import type { TagDeletedEvent } from "@trove/contracts";
 export class TagDeletionsRepository {
   constructor(private readonly db: Kysely<any>) {}
 
-  async add(accountId: string, e: { id: string; slug: string; deletedAt: number }): Promise<void> {
+  /** Writes the announcement; answers it as the event notes receives. */
+  async add(accountId: string, e: { id: string; slug: string; deletedAt: number }): Promise<TagDeletedEvent> {
     await this.db.insertInto("items.tag_deletions").values({ id: e.id, account_id: accountId, slug: e.slug, deleted_at: e.deletedAt }).execute();
+    return { id: e.id, accountId, slug: e.slug, deletedAt: e.deletedAt };
   }
 
   /** The oldest announcements not yet published, of every account (the publisher works for all of them). */

@@ -1,5 +1,6 @@
 // Tag rules: slugs are stable (renaming keeps the slug), names or slugs are accepted anywhere a tag is named,
-// tags are created on first use. Deleting a tag unlinks it from items (with events) and tells the notes service.
+// tags are created on first use. Deleting a tag unlinks it from items (with events) and removes it from notes before
+// it answers.
 // A tag's definition is the whole library's: a scoped key lists only its items' tags and defines none.
 import { isScoped, type Caller, type TagDto } from "@trove/contracts";
 import { AppError } from "@trove/errors";
@@ -7,6 +8,7 @@ import { newId, nowSeconds } from "@trove/db";
 import { itemEvent, scopeOf } from "./events.ts";
 import type { ItemsRepository } from "./items.repository.ts";
 import { requireWholeLibrary } from "./key-scope.ts";
+import type { NotesTagRemoval } from "./notes-tag-removal.ts";
 import { tagSlug } from "./slugs.ts";
 import { TagDeletionsRepository } from "./tag-deletions.repository.ts";
 import type { TagDeletionPublisher } from "./tag-deletions.ts";
@@ -24,6 +26,7 @@ export class TagsService {
     private readonly repo: TagsRepository,
     private readonly items: ItemsRepository,
     private readonly deletions: TagDeletionPublisher,
+    private readonly notes: NotesTagRemoval,
   ) {}
 
   slugsOf(namesOrSlugs: string[]): string[] {
@@ -71,10 +74,13 @@ export class TagsService {
     return { tag: toDto(tag) };
   }
 
-  /** Removes the tag from every item (an item.untagged event each) and deletes it; notes learn of it by event. */
-  async delete(caller: Caller, slug: string) {
+  /**
+   * Removes the tag from every item (an item.untagged event each) and deletes it, then has notes remove it from
+   * theirs before answering (read your own write); the tag.deleted event covers a notes service that is away.
+   */
+  async delete(caller: Caller, slug: string, requestId?: string) {
     requireWholeLibrary(caller, "deleting a tag");
-    const itemsUntagged = await this.items.transaction(async (tx) => {
+    const { itemsUntagged, deletion } = await this.items.transaction(async (tx) => {
       const repo = new TagsRepository(tx.kysely);
       const [tag] = await repo.bySlugs(caller.accountId, [slug]);
       if (!tag) throw new AppError("not_found", "tag not found");
@@ -88,11 +94,17 @@ export class TagsService {
       await tx.addEvents(caller.accountId, events);
       await repo.delete(caller.accountId, tag.id);
       await tx.refreshLists(caller.accountId, itemIds);
-      // Announced with the deletion (the outbox): the notes service removes the tag from notes when it hears it.
-      await new TagDeletionsRepository(tx.kysely).add(caller.accountId, { id: newId(), slug, deletedAt: Date.now() });
-      return rows.length;
+      // Announced with the deletion (the outbox), so notes hears of it even if the request below never reaches it.
+      const deletion = await new TagDeletionsRepository(tx.kysely).add(caller.accountId, { id: newId(), slug, deletedAt: Date.now() });
+      return { itemsUntagged: rows.length, deletion };
     });
-    this.deletions.poke();
+    try {
+      await this.notes.apply(caller, deletion, requestId);
+    } finally {
+      // Published after notes answered, so its consumer usually finds the work done; a crash before this leaves
+      // the announcement to the next start.
+      this.deletions.poke();
+    }
     return { ok: true, slug, itemsUntagged };
   }
 

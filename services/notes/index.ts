@@ -1,10 +1,10 @@
 // The notes service: notes with their revision history, item links, note context, the notes export, projects and
 // the context brief.
 import { join } from "node:path";
-import { itemNotesSubject, noteEventSubject, noteEventsFilter, operations, type ItemNotesRequest, type NoteEventMessage } from "@trove/contracts";
+import { applyTagDeletionSubject, itemNotesSubject, noteEventSubject, noteEventsFilter, operations, type ItemNotesRequest, type NoteEventMessage } from "@trove/contracts";
 import { PostgresSearchEngine, startSemanticIndex, type SemanticSearch } from "@trove/search";
 import type { Kysely } from "kysely";
-import { OutboxPublisher, readCaller, serveOperations, type ServiceModule } from "@trove/host";
+import { OutboxPublisher, readCaller, requestIdHeader, serveOperations, type ServiceModule } from "@trove/host";
 import { AppError } from "@trove/errors";
 import { BriefRepository } from "./brief.repository.ts";
 import { BriefService } from "./brief.service.ts";
@@ -23,7 +23,7 @@ import { ProjectsRepository } from "./projects.repository.ts";
 import { ProjectsService } from "./projects.service.ts";
 import { NoteSearch, NoteSearchIndexer } from "./search.service.ts";
 import { SemanticNoteSearch } from "./semantic-search.service.ts";
-import { TagRemoval, tagConsumerFilter, tagConsumerName } from "./tag-removal.ts";
+import { TagRemoval, tagConsumerFilter, tagConsumerName, tagDeletionOf } from "./tag-removal.ts";
 
 /** The durable consumer that keeps the notes' search index in step with note events. */
 export const noteSearchConsumerName = "search-notes";
@@ -73,9 +73,21 @@ export const notesService: ServiceModule = {
         return links.forItem(caller, (payload as ItemNotesRequest | null)?.itemId);
       }),
     );
-    // A deleted tag leaves notes too. Idempotent, so retried for as long as the database is away; a long walk over
-    // many notes gets a long acknowledgement window (a redelivery meanwhile would only replay its writes).
+    // A deleted tag leaves notes too: at once when items asks before answering the DELETE (the caller's account
+    // only), and through the event for whatever that missed. Both run the same idempotent work as the system.
     const tagRemoval = new TagRemoval(notes, new NoteTagsRepository(db), rt.log);
+    subs.push(
+      rt.bus.serve(applyTagDeletionSubject, (payload, meta) => {
+        const caller = readCaller(meta);
+        if (!caller) throw new AppError("unauthorized", "no caller");
+        const event = tagDeletionOf(payload);
+        if (!event) throw new AppError("validation_failed", "expected a tag.deleted event: id, accountId and slug");
+        if (event.accountId !== caller.accountId) throw new AppError("forbidden", "the tag deletion is another account's");
+        return tagRemoval.apply(event, "request", meta.headers[requestIdHeader]);
+      }),
+    );
+    // The event is retried for as long as the database is away; a long walk over many notes gets a long
+    // acknowledgement window (a redelivery meanwhile would only replay its writes).
     const tagConsumer = await rt.bus.consume(
       { durable: tagConsumerName, filter: tagConsumerFilter, ackWaitMs: 10 * 60_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000, 60_000] },
       (event) => tagRemoval.handle(event.data),

@@ -1,9 +1,10 @@
-// Deleting a tag (items API) removes it from notes too: the tag.deleted event is consumed durably, so a notes
-// service that was down catches up. Each note that carried the tag when it was deleted gets a `metadata` revision
-// (metadataDiff.tagsRemoved), made under the note's row lock like any other write, so history stays true; a note
-// given the tag again afterwards keeps it. At least once and idempotent: the revision's clientRequestId is derived
-// from the event, so a redelivered event writes nothing new.
-import { tagDeletedSubject, type Caller, type TagDeletedEvent } from "@trove/contracts";
+// Deleting a tag (items API) removes it from notes too, by two paths doing the same work: items asks for it before
+// it answers the DELETE (so the next read sees it), and the tag.deleted event is consumed durably (so a notes
+// service that was down, or a request that failed, catches up). Each note that carried the tag when it was deleted
+// gets a `metadata` revision (metadataDiff.tagsRemoved), made under the note's row lock like any other write, so
+// history stays true; a note given the tag again afterwards keeps it. At least once and idempotent: the revision's
+// clientRequestId is derived from the event, so whichever path comes second writes nothing new.
+import { tagDeletedSubject, type ApplyTagDeletionReply, type Caller, type TagDeletedEvent } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import type { Logger } from "@trove/log";
 import type { NoteTagsRepository } from "./note-tags.repository.ts";
@@ -25,14 +26,19 @@ export class TagRemoval {
     private readonly log: Logger,
   ) {}
 
+  /** The consumer's handler: a delivered tag.deleted event. */
   async handle(data: unknown): Promise<void> {
-    const e = data as Partial<TagDeletedEvent>;
-    if (typeof e?.id !== "string" || typeof e.accountId !== "string" || typeof e.slug !== "string" || e.slug === "") {
+    const event = tagDeletionOf(data);
+    if (!event) {
       // Redelivering a malformed event would not make it readable.
       this.log.warn({ event: data }, "tag.deleted event without id, accountId or slug: ignored");
       return;
     }
-    const event = { ...(e as TagDeletedEvent), deletedAt: typeof e.deletedAt === "number" ? e.deletedAt : Date.now() };
+    await this.apply(event, "event");
+  }
+
+  /** Removes the tag from every note that carried it when it was deleted; `via` names the path, for the log. */
+  async apply(event: TagDeletedEvent, via: "event" | "request", reqId?: string): Promise<ApplyTagDeletionReply> {
     let removed = 0;
     // Keyset pages by id: a note whose write is replayed (it still carries a tag given back later) is passed, not
     // found again and again.
@@ -42,8 +48,9 @@ export class TagRemoval {
       if (ids.length < page) break;
       after = ids.at(-1)!;
     }
-    // One line per delivery (deletions are rare): what it changed, 0 when a redelivery found the work done.
-    this.log.info({ eventId: event.id, slug: event.slug, account: event.accountId, notesChanged: removed }, "tag.deleted handled");
+    // One line per delivery (deletions are rare): what it changed, 0 when another delivery had done the work.
+    this.log.info({ eventId: event.id, slug: event.slug, account: event.accountId, notesChanged: removed, via, ...(reqId ? { reqId } : {}) }, "tag.deleted handled");
+    return { notesChanged: removed };
   }
 
   /** One metadata revision without the tag; true when one was written. */
@@ -66,6 +73,13 @@ export class TagRemoval {
       }
     }
   }
+}
+
+/** The event when it is readable (id, account and slug present); a missing deletedAt reads as now. */
+export function tagDeletionOf(data: unknown): TagDeletedEvent | undefined {
+  const e = data as Partial<TagDeletedEvent> | null;
+  if (typeof e?.id !== "string" || typeof e.accountId !== "string" || typeof e.slug !== "string" || e.slug === "") return undefined;
+  return { id: e.id, accountId: e.accountId, slug: e.slug, deletedAt: typeof e.deletedAt === "number" ? e.deletedAt : Date.now() };
 }
 
 /** The account itself, acting through the items API's tag deletion (only accountId is used by note writes). */
