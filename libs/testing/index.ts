@@ -1,5 +1,5 @@
 export * from "./trove.ts";
-export { freshPglite } from "./pglite.ts";
+export { freshPglite, pgliteDirFromTemplate } from "./pglite.ts";
 export { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
 export * from "./stack.ts";
 export * from "./topology.ts";
