@@ -3,6 +3,7 @@ export { freshPglite, pgliteDirFromTemplate } from "./pglite.ts";
 export { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
 export * from "./stack.ts";
 export * from "./topology.ts";
+export * from "./processes.ts";
 export * from "./pages.ts";
 export * from "./keys.ts";
 export * from "./webhooks.ts";
