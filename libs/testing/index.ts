@@ -4,6 +4,7 @@ export { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
 export * from "./stack.ts";
 export * from "./topology.ts";
 export * from "./processes.ts";
+export * from "./faults.ts";
 export * from "./pages.ts";
 export * from "./keys.ts";
 export * from "./webhooks.ts";
