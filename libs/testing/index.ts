@@ -1,8 +1,10 @@
 export * from "./trove.ts";
-export { freshPglite } from "./pglite.ts";
+export { freshPglite, pgliteDirFromTemplate } from "./pglite.ts";
 export { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
 export * from "./stack.ts";
 export * from "./topology.ts";
+export * from "./processes.ts";
+export * from "./faults.ts";
 export * from "./pages.ts";
 export * from "./keys.ts";
 export * from "./webhooks.ts";

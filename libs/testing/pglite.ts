@@ -28,3 +28,13 @@ export async function freshPglite(): Promise<Database> {
   template ??= makeTemplate();
   return openDatabase({ loadDataDir: await template });
 }
+
+/**
+ * Fills an empty Trove data directory with a fresh database from the template and closes it, so that a Trove
+ * started on `dataDir` (in this process or another) opens it as the embedded deployment does, without initdb.
+ */
+export async function pgliteDirFromTemplate(dataDir: string): Promise<void> {
+  template ??= makeTemplate();
+  const database = await openDatabase({ dataDir, loadDataDir: await template });
+  await database.close();
+}

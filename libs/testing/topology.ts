@@ -105,12 +105,17 @@ export async function waitForHealth(url: string, want: "ok" | "degraded" = "ok",
   throw new Error(`health did not become ${want} within ${ms} ms; last: ${JSON.stringify(last)}`);
 }
 
+/** A service's process by name, or a further replica's as `<name>#<n>`. */
+export type ProcessName = (typeof serviceNames)[number] | `${(typeof serviceNames)[number]}#${number}`;
+
 export interface Topology {
   url: string;
   /** Each service's process by name; further replicas as `<name>#2`, `<name>#3`... */
   procs: Map<string, Subprocess>;
   /** Starts one process again (after it was stopped): a service's name, or a replica's `<name>#<n>`. */
-  restart(name: (typeof serviceNames)[number] | `${(typeof serviceNames)[number]}#${number}`): void;
+  restart(name: ProcessName): void;
+  /** Sends `signal` (SIGKILL by default) to one process and waits for it to exit; resolves its exit code. */
+  kill(name: ProcessName, signal?: NodeJS.Signals | number): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -133,6 +138,12 @@ export async function launchDistributed(
     url,
     procs,
     restart: start,
+    kill: async (name, signal = "SIGKILL") => {
+      const proc = procs.get(name);
+      if (!proc) throw new Error(`no process ${name}`);
+      proc.kill(signal);
+      return proc.exited;
+    },
     stop: async () => {
       for (const p of procs.values()) p.kill("SIGTERM");
       await Promise.all([...procs.values()].map((p) => p.exited));

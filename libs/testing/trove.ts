@@ -1,7 +1,8 @@
 // A whole Trove in this process for service tests: every service, the gateway on a free port, and two seeded
 // accounts. On the embedded stack: a fresh PGlite database (from a migrated template) and the in-process bus;
 // on postgres-nats: a scratch PostgreSQL database and a fresh NATS namespace. Names resolve only to loopback.
-// What is real: all of it; nothing is mocked.
+// What is real: all of it; nothing is mocked. A Trove can be restarted on the same data (`restart()`), as a process
+// restart would; the embedded stack then keeps its PGlite database in the data directory (`persistent`).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,10 +11,10 @@ import type { BlobStore } from "@trove/blobs";
 import { dropNatsNamespace, type Bus } from "@trove/bus";
 import type { ServiceName } from "@trove/contracts";
 import { parseConfig } from "@trove/config";
-import { startHost, type Runtime } from "@trove/host";
+import { startHost, type Host, type Runtime } from "@trove/host";
 import { createLogger } from "@trove/log";
 import { allServices } from "../../services.ts";
-import { freshPglite } from "./pglite.ts";
+import { freshPglite, pgliteDirFromTemplate } from "./pglite.ts";
 import { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
 import { loopbackResolver, testStack, testStackDefaults, type TestStack } from "./stack.ts";
 
@@ -28,23 +29,48 @@ export const seedAccounts = JSON.stringify([
 /** A Response whose JSON tests read freely. */
 export type ApiResponse = Omit<Response, "json"> & { json(): Promise<any> };
 
+/** fetch against a Trove's API, as alice unless `key` says otherwise (null: no credential). */
+export type Api = (path: string, init?: RequestInit & { key?: string | null; json?: unknown }) => Promise<ApiResponse>;
+
+/** An Api on the gateway at `base()` (read at each call: a restarted Trove may listen elsewhere). */
+export function apiAt(base: () => string): Api {
+  return (path, init = {}) => {
+    const { key = aliceKey, json, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (key !== null) headers.set("authorization", `Bearer ${key}`);
+    if (json !== undefined) headers.set("content-type", "application/json");
+    return fetch(base() + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+  };
+}
+
 export interface TestTrove {
-  url: string;
+  /** The gateway's address (a restart listens on a new port). */
+  readonly url: string;
   stack: TestStack;
+  /** The data directory (blobs; with `persistent`, the PGlite database too). */
+  dataDir: string;
+  /** postgres-nats: the scratch database, to reach it from outside the Trove (cutting its connections, say). */
+  databaseUrl: string | undefined;
   /** The database, to read what has no HTTP face yet (the event outbox) and to set up large fixtures. */
-  db: Kysely<any>;
-  /** Every log line written so far, parsed. */
+  readonly db: Kysely<any>;
+  /** Every log line written so far, parsed (across restarts). */
   logs: Record<string, unknown>[];
   /** The blob store the services write uploads to (files, or the NATS Object Store). */
-  blobs: BlobStore;
+  readonly blobs: BlobStore;
   /** The bus the services share, to watch what they publish (the item events). */
-  bus: Bus;
+  readonly bus: Bus;
   /** The host's runtime (config, bus, database, logger), to start another replica of a service on it. */
-  runtime: Runtime;
+  readonly runtime: Runtime;
   /** Host names the services asked to resolve (none of them reached DNS). */
   lookups: string[];
   /** fetch against the gateway, as alice unless `key` says otherwise (null: no credential). */
-  api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<ApiResponse>;
+  api: Api;
+  /**
+   * Stops the Trove as SIGTERM does (graceful: every service stops, the bus and the database close) and starts a
+   * new one on the same database, bus namespace and data directory: what a process restart keeps, and only that
+   * (the in-process bus and every in-memory state start empty). The embedded stack needs `persistent`.
+   */
+  restart(opts?: RestartOptions): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -54,17 +80,30 @@ export interface StartTroveOptions {
    * runtime with `migrateModules([svc], trove.runtime.database)` then `svc.start(trove.runtime)`.
    */
   without?: ServiceName[];
+  /**
+   * Embedded stack: PGlite in the data directory (made from the template) instead of in memory, as the embedded
+   * deployment runs, so that `restart()` opens what was written. The scratch PostgreSQL database always persists.
+   */
+  persistent?: boolean;
+}
+
+export interface RestartOptions {
+  /** Settings laid over the ones the Trove was started with, for this start only. */
+  env?: Record<string, string>;
+  /** Services not to start this time; every service by default (whatever the first start left out). */
+  without?: ServiceName[];
 }
 
 export async function startTrove(env: Record<string, string> = {}, opts: StartTroveOptions = {}): Promise<TestTrove> {
   const stack = testStack();
   const dataDir = mkdtempSync(join(tmpdir(), "trove-test-"));
   const prefix = `t${crypto.randomUUID().slice(0, 8)}`;
-  const distributed =
+  const distributed: { DATABASE_URL?: string; NATS_URL?: string; TROVE_BUS_PREFIX?: string } =
     stack === "postgres-nats"
       ? { DATABASE_URL: await createScratchDatabase("svc"), NATS_URL: process.env.NATS_URL!, TROVE_BUS_PREFIX: prefix }
       : {};
-  const config = parseConfig({
+  const persistent = stack === "embedded" && opts.persistent === true;
+  const settings: Record<string, string> = {
     PORT: "0",
     TROVE_DATA_DIR: dataDir,
     LOG_LEVEL: "info",
@@ -75,42 +114,76 @@ export async function startTrove(env: Record<string, string> = {}, opts: StartTr
     ...testStackDefaults,
     ...distributed,
     ...env,
-  });
+  };
+  const config = parseConfig(settings);
   const logs: Record<string, unknown>[] = [];
-  const log = createLogger(config.logLevel, {}, {
-    write(line: string) {
-      logs.push(JSON.parse(line));
-    },
-  });
   const lookups: string[] = [];
-  const host = await startHost(opts.without ? allServices.filter((m) => !opts.without!.includes(m.name)) : allServices, {
-    config,
-    log,
-    database: stack === "embedded" ? await freshPglite() : undefined,
-    resolver: loopbackResolver(lookups),
-  });
-  const url = host.url!;
+  const cleanup = async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (config.natsUrl) await dropNatsNamespace(config.natsUrl, config.busPrefix).catch(() => {});
+    if (config.databaseUrl && distributed.DATABASE_URL) await dropScratchDatabase(config.databaseUrl).catch(() => {});
+  };
+  const boot = async (extra: Record<string, string>, without: ServiceName[] | undefined): Promise<Host> => {
+    const bootConfig = parseConfig({ ...settings, ...extra });
+    const log = createLogger(bootConfig.logLevel, {}, {
+      write(line: string) {
+        logs.push(JSON.parse(line));
+      },
+    });
+    return startHost(without ? allServices.filter((m) => !without.includes(m.name)) : allServices, {
+      config: bootConfig,
+      log,
+      // Persistent: the host opens the data directory's database itself, as the embedded deployment does.
+      database: stack === "embedded" && !persistent ? await freshPglite() : undefined,
+      resolver: loopbackResolver(lookups),
+    });
+  };
+  let host: Host | undefined;
+  try {
+    if (persistent) await pgliteDirFromTemplate(dataDir);
+    host = await boot({}, opts.without);
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+  const running = (): Host => {
+    if (!host) throw new Error("this Trove is not running (its restart failed or it was stopped)");
+    return host;
+  };
   return {
-    url,
+    get url() {
+      return running().url!;
+    },
     stack,
-    db: host.runtime.database.db,
+    dataDir,
+    databaseUrl: config.databaseUrl,
+    get db() {
+      return running().runtime.database.db;
+    },
     logs,
     lookups,
-    blobs: host.runtime.blobs,
-    bus: host.runtime.bus,
-    runtime: host.runtime,
-    api: (path, init = {}) => {
-      const { key = aliceKey, json, ...rest } = init;
-      const headers = new Headers(rest.headers);
-      if (key !== null) headers.set("authorization", `Bearer ${key}`);
-      if (json !== undefined) headers.set("content-type", "application/json");
-      return fetch(url + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    get blobs() {
+      return running().runtime.blobs;
+    },
+    get bus() {
+      return running().runtime.bus;
+    },
+    get runtime() {
+      return running().runtime;
+    },
+    api: apiAt(() => running().url!),
+    restart: async (r = {}) => {
+      if (stack === "embedded" && !persistent) throw new Error("restart() on the embedded stack needs startTrove(env, { persistent: true })");
+      // Until the old host has stopped, url, db and bus are still its own; while the new one starts there are none.
+      await running().stop();
+      host = undefined;
+      host = await boot(r.env ?? {}, r.without);
     },
     stop: async () => {
-      await host.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-      if (config.natsUrl) await dropNatsNamespace(config.natsUrl, config.busPrefix).catch(() => {});
-      if (config.databaseUrl && distributed.DATABASE_URL) await dropScratchDatabase(config.databaseUrl).catch(() => {});
+      const last = host;
+      host = undefined;
+      await last?.stop();
+      await cleanup();
     },
   };
 }
