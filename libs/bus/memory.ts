@@ -39,6 +39,8 @@ interface Consumer {
   /** Failed events whose retry delay has passed, waiting for a free place; they go before new events. */
   due: StoredEvent[];
   timers: Set<ReturnType<typeof setTimeout>>;
+  /** A pump is due in the next turn of the event loop. */
+  pumpScheduled: boolean;
 }
 
 const dedupeWindowMs = 120_000;
@@ -134,6 +136,7 @@ export class MemoryBus implements Bus {
       inFlight: 0,
       due: [],
       timers: new Set(),
+      pumpScheduled: false,
     };
     consumer.handler = handler;
     consumer.opts = full;
@@ -244,8 +247,22 @@ export class MemoryBus implements Bus {
       .finally(() => {
         clearTimeout(timer);
         c.inFlight--;
-        this.pump(c);
+        this.pumpSoon(c);
       });
+  }
+
+  /**
+   * The next deliveries start in a later turn of the event loop, not in the promise jobs of the one that ended:
+   * in the embedded deployment a handler's statements answer through promise jobs, so a chain of deliveries
+   * started from those jobs would keep timers and sockets (HTTP requests) waiting until the whole backlog is done.
+   */
+  private pumpSoon(c: Consumer) {
+    if (c.pumpScheduled) return;
+    c.pumpScheduled = true;
+    setImmediate(() => {
+      c.pumpScheduled = false;
+      this.pump(c);
+    });
   }
 
   /** Drops the oldest tenth of the kept events, or as many of them as every running consumer has passed. */
