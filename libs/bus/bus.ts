@@ -44,6 +44,12 @@ export interface ConsumeOptions {
   maxDeliver?: number;
   /** Delay before redelivering a failed event, by attempt (last value repeats). */
   retryDelaysMs?: number[];
+  /**
+   * At most this many deliveries of this consumer are being handled at once in a process (default 16), so a burst
+   * of events never starts more work than that; the rest wait their turn. An event waiting for its redelivery
+   * holds no place.
+   */
+  maxInFlight?: number;
 }
 
 /** Resolves to acknowledge; throws to have the event redelivered after a delay. */
@@ -81,6 +87,7 @@ export interface Bus {
 
 export const defaultRequestTimeoutMs = 30_000;
 export const defaultRetryDelaysMs = [1_000, 5_000, 30_000, 120_000];
+export const defaultMaxInFlight = 16;
 
 /** A handler's outcome as it travels: the reply's JSON text, or an error with its stable code. */
 export type Reply = { ok: true; json: string } | { ok: false; error: WireError };

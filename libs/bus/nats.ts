@@ -16,6 +16,7 @@ import {
   jetstream,
   jetstreamManager,
   type JetStreamClient,
+  type JsMsg,
   type JetStreamManager,
 } from "@nats-io/jetstream";
 import { Objm, setSha256Backend, type ObjectStore } from "@nats-io/obj";
@@ -35,6 +36,7 @@ import {
   type RequestHandler,
   type RequestOptions,
   type Subscription,
+  defaultMaxInFlight,
   defaultRequestTimeoutMs,
   defaultRetryDelaysMs,
   encodeJson,
@@ -284,27 +286,45 @@ export class NatsBus implements Bus {
       await this.jsm.consumers.add(this.streamName, consumerConfig);
     }
     const consumer = await this.js.consumers.get(this.streamName, opts.durable);
-    const messages = await consumer.consume({ max_messages: 64 });
+    // Up to maxInFlight handlers run at once, and no more are pulled than can run. max_ack_pending stays the
+    // server's: JetStream counts a message waiting for its redelivery (nak with a delay) as pending, so a bound
+    // of maxInFlight there would let that many failing events hold up every event behind them.
+    const maxInFlight = opts.maxInFlight ?? defaultMaxInFlight;
+    const messages = await consumer.consume({ max_messages: maxInFlight });
+    const handle = async (m: JsMsg) => {
+      const attempt = m.info.deliveryCount;
+      try {
+        await handler({ id: m.headers?.get("Nats-Msg-Id") ?? String(m.seq), subject: m.subject.slice(prefixLen), data: m.json(), attempt });
+        m.ack();
+      } catch (err) {
+        if (attempt >= maxDeliver) {
+          this.opts.log.warn({ err, durable: opts.durable, seq: m.seq, attempt }, "event given up after max deliveries");
+          m.term();
+        } else {
+          m.nak(retryDelay(delays, attempt));
+        }
+      }
+    };
+    const running = new Set<Promise<void>>();
+    let stopping = false;
     const loop = (async () => {
       for await (const m of messages) {
-        const attempt = m.info.deliveryCount;
-        try {
-          await handler({ id: m.headers?.get("Nats-Msg-Id") ?? String(m.seq), subject: m.subject.slice(prefixLen), data: m.json(), attempt });
-          m.ack();
-        } catch (err) {
-          if (attempt >= maxDeliver) {
-            this.opts.log.warn({ err, durable: opts.durable, seq: m.seq, attempt }, "event given up after max deliveries");
-            m.term();
-          } else {
-            m.nak(retryDelay(delays, attempt));
-          }
+        if (running.size >= maxInFlight) await Promise.race(running);
+        // Pulled but not started when the consumer stops: handed back for another consumer (or the next start).
+        if (stopping) {
+          m.nak();
+          continue;
         }
+        const run: Promise<void> = handle(m).finally(() => running.delete(run));
+        running.add(run);
       }
     })();
     return {
       stop: async () => {
+        stopping = true;
         await messages.close();
         await loop.catch(() => {});
+        await Promise.allSettled(running);
       },
     };
   }

@@ -74,7 +74,7 @@ export class IngestService {
     if (input.html === undefined) await this.captures.refuseBlocked(normalized);
     const captureId = newId();
     const work = this.captures.capture(normalized, input.html);
-    const first = await Promise.race([work, Bun.sleep(this.opts.waitMs).then(() => undefined)]);
+    const first = await this.within(work, this.opts.waitMs);
     if (first && !first.ok && first.refused) throw refusal(first.error);
     const saved = await this.save(caller, save, first ? { capture: first, captureId } : null);
     if (first) {
@@ -84,6 +84,21 @@ export class IngestService {
     // Slow page: answer now, finish in the background.
     this.finishLater(caller, saved, work, captureId);
     return { ok: true, id: saved.id, url: normalized, extracted: false, background: true, sync: await this.usage.sync(caller, saved.inserted) };
+  }
+
+  /**
+   * The capture if it ends within `ms`, else undefined. A wait of 0 is no race: the save goes to the background
+   * whatever the machine's speed. The timer is cleared when the capture wins, so a long wait holds nothing after.
+   */
+  private async within(work: Promise<Capture>, ms: number): Promise<Capture | undefined> {
+    if (ms <= 0) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
+    try {
+      return await Promise.race([work, waited]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Waits for background captures (graceful stop), at most `ms`. */

@@ -1,7 +1,7 @@
 // One contract for both bus implementations: each test file runs it against a real bus.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError } from "@trove/errors";
-import type { Bus, EventDelivery } from "../bus.ts";
+import { defaultMaxInFlight, type Bus, type EventDelivery } from "../bus.ts";
 
 const waitFor = async (check: () => boolean, ms = 5_000) => {
   const until = Date.now() + ms;
@@ -156,6 +156,45 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       await waitFor(() => second.length === 1);
       expect(second).toEqual([2]);
       expect(first).toEqual([1]); // the stopped subscription received nothing more
+    });
+
+    test("a consumer runs at most maxInFlight deliveries at once, and in time all of them", async () => {
+      // Every handler waits for the gate, so what has started and not finished is exactly what is in flight.
+      const gate = Promise.withResolvers<void>();
+      let running = 0;
+      let most = 0;
+      const handled = new Set<string>();
+      for (let i = 0; i < 100; i++) await bus.publish("bounded.e", { i }, { id: crypto.randomUUID() });
+      subs.push(
+        await bus.consume({ durable: "contract-d", filter: "bounded.*" }, async (e) => {
+          most = Math.max(most, ++running);
+          await gate.promise;
+          running--;
+          handled.add(e.id);
+        }),
+      );
+      await waitFor(() => running >= defaultMaxInFlight);
+      gate.resolve();
+      await waitFor(() => handled.size === 100);
+      expect(most).toBe(defaultMaxInFlight);
+    });
+
+    test("an event waiting for its redelivery leaves its place to the events behind it", async () => {
+      const seen: string[] = [];
+      const gate = Promise.withResolvers<void>();
+      subs.push(
+        // One place; the failed event's redelivery is a minute away, far after the test has its answer.
+        await bus.consume({ durable: "contract-e", filter: "place.*", maxInFlight: 1, retryDelaysMs: [60_000] }, async (e) => {
+          seen.push(`${e.subject}#${e.attempt}`);
+          if (e.subject === "place.first") throw new Error("fails, retried later");
+          await gate.promise;
+        }),
+      );
+      await bus.publish("place.first", {}, { id: crypto.randomUUID() });
+      await bus.publish("place.second", {}, { id: crypto.randomUUID() });
+      await waitFor(() => seen.includes("place.second#1"));
+      gate.resolve();
+      expect(seen).toEqual(["place.first#1", "place.second#1"]);
     });
 
     test("a broadcast reaches every listener in every process, and each listener once", async () => {

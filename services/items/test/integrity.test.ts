@@ -44,24 +44,32 @@ function gatedPages() {
   return { url: `http://127.0.0.1:${server.port}`, gate, stop: () => server.stop(true) };
 }
 
+/**
+ * `trove` answers every save with its capture, whatever the machine's speed: a capture is bounded by its own
+ * deadlines (the fetch 20 s in all, extraction 30 s), well within the 60 s wait. `background` (a wait of 0) answers
+ * every save before its capture ends, for the tests that hold a page.
+ */
 let trove: TestTrove;
+let background: TestTrove;
 let pages: ReturnType<typeof gatedPages>;
 beforeAll(async () => {
   pages = gatedPages();
-  trove = await startTrove({ TROVE_SEED_ACCOUNTS: accounts, TROVE_INGEST_WAIT_MS: "3000" });
+  trove = await startTrove({ TROVE_SEED_ACCOUNTS: accounts, TROVE_INGEST_WAIT_MS: "60000", TROVE_EXTRACT_TIMEOUT_MS: "30000", TROVE_REQUEST_TIMEOUT_MS: "90000" });
+  background = await startTrove({ TROVE_INGEST_WAIT_MS: "0" });
 });
 afterAll(async () => {
   await trove.stop();
+  await background.stop();
   pages.stop();
 });
 
 type Init = Parameters<TestTrove["api"]>[1];
-const call = async (path: string, init?: Init) => {
-  const res = await trove.api(path, init);
+const call = async (path: string, init?: Init, t = trove) => {
+  const res = await t.api(path, init);
   return { status: res.status, body: await res.json() };
 };
-const ingest = (json: Record<string, unknown>, key = aliceKey) => call("/api/ingest", { method: "POST", json, key });
-const me = async (key: string) => (await call("/api/me", { key })).body;
+const ingest = (json: Record<string, unknown>, key = aliceKey, t = trove) => call("/api/ingest", { method: "POST", json, key }, t);
+const me = async (key: string, t = trove) => (await call("/api/me", { key }, t)).body;
 const page = (n: number, words = "A page about parallel saves.") => `<html><head><title>Page ${n}</title></head><body><article><h1>Page ${n}</h1><p>${words.repeat(10)}</p></article></body></html>`;
 const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0e2a4a20000000049454e44ae426082", "hex");
 const upload = (id: string, key = aliceKey) =>
@@ -143,21 +151,25 @@ describe("overlapping captures of one item", () => {
   test("a slow background fetch that finishes after a later browser save does not overwrite it; images stay one set", async () => {
     const gate = pages.gate("/overlap");
     const url = `${pages.url}/overlap?name=fetched`;
-    const first = await ingest({ url });
+    const first = await ingest({ url }, aliceKey, background);
     expect(first.body).toMatchObject({ background: true, extracted: false });
     await gate.arrived;
     const browserHtml = `<html><head><title>Browser</title></head><body><article><h1>Browser</h1><p>${"Words the browser saw. ".repeat(20)}</p><img src="https://cdn.test/browser.png" alt="b"></article></body></html>`;
-    const second = await ingest({ url, html: browserHtml });
-    expect(second.body).toMatchObject({ id: first.body.id, extracted: true });
+    const second = await ingest({ url, html: browserHtml }, aliceKey, background);
+    expect(second.body).toMatchObject({ id: first.body.id, background: true });
+    const current = async () => (await call(`/api/items/${first.body.id}`, undefined, background)).body;
+    // The browser's content is stored; only then does the slow fetch finish.
+    await eventually(async () => (await current()).contentSource === "browser", 30_000);
     gate.open();
-    const finished = () => trove.logs.find((l) => l.msg === "background capture finished" && l.itemId === first.body.id);
-    await eventually(() => finished() !== undefined);
-    expect(finished()!.outcome).toBe("superseded");
-    const item = (await call(`/api/items/${first.body.id}`)).body;
+    const finished = () => background.logs.filter((l) => l.msg === "background capture finished" && l.itemId === first.body.id);
+    await eventually(() => finished().length === 2);
+    // The browser's capture is the newer one: the superseded capture is the fetch.
+    expect(finished().map((l) => l.outcome).sort()).toEqual(["stored", "superseded"]);
+    const item = await current();
     expect(item.contentSource).toBe("browser");
     expect(item.contentMarkdown).toContain("Words the browser saw.");
     expect(item.contentMarkdown).not.toContain("fetched version");
-    const media = (await call(`/api/items/${first.body.id}/media?limit=100`)).body.media;
+    const media = (await call(`/api/items/${first.body.id}/media?limit=100`, undefined, background)).body.media;
     expect(media.map((m: any) => m.url)).toEqual(["https://cdn.test/browser.png"]);
   });
 
@@ -224,14 +236,14 @@ describe("refusals, whatever the timing", () => {
 
   test("a redirect to a metadata address found after the answer takes the save back, count included", async () => {
     const gate = pages.gate("/to-metadata");
-    const before = await me(bobKey);
-    const saved = await ingest({ url: `${pages.url}/to-metadata` }, bobKey);
+    const before = await me(bobKey, background);
+    const saved = await ingest({ url: `${pages.url}/to-metadata` }, bobKey, background);
     expect(saved.body).toMatchObject({ ok: true, background: true });
     await gate.arrived;
     gate.open();
-    await eventually(async () => (await call(`/api/items/${saved.body.id}`, { key: bobKey })).status === 404);
-    expect(await me(bobKey)).toMatchObject({ linkCountLifetime: before.linkCountLifetime, linkCountMonth: before.linkCountMonth });
-    const types = (await trove.db.withSchema("items").selectFrom("item_events").select("type").where("item_id", "=", saved.body.id).orderBy("seq").execute()).map((e) => e.type);
+    await eventually(async () => (await call(`/api/items/${saved.body.id}`, { key: bobKey }, background)).status === 404);
+    expect(await me(bobKey, background)).toMatchObject({ linkCountLifetime: before.linkCountLifetime, linkCountMonth: before.linkCountMonth });
+    const types = (await background.db.withSchema("items").selectFrom("item_events").select("type").where("item_id", "=", saved.body.id).orderBy("seq").execute()).map((e) => e.type);
     expect(types).toEqual(["item.created", "item.deleted"]);
   });
 });

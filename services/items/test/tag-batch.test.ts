@@ -1,6 +1,11 @@
-// Real: every service in-process (PGlite + the in-process bus, or PostgreSQL + NATS), driven over HTTP; the
-// 70,000 tagged items are written straight into the database in one statement (no API makes that many quickly).
+// Real: every service in-process (PGlite + the in-process bus, or PostgreSQL + NATS), driven over HTTP.
 // Renaming or deleting a tag on more items than PostgreSQL binds parameters in one statement (65,535) works.
+// What the test is about goes through the API: the tag, one saved item that also carries another tag, the rename,
+// the delete and every read. The scale is a fixture, built in SQL in one statement (70,000 items and their tag
+// links; through the API that would be 70,000 saves, minutes on a busy machine, and nothing this test checks).
+// The delete's 70,001 events are handled in the background while the reads go on: each consumer handles at most
+// a few at once (the bus's maxInFlight), so a read waits behind a few statements, not the burst. The 300 s
+// timeout is a guard against a hang, not a measure.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { articleHtml, startTrove, type TestTrove } from "@trove/testing";
@@ -18,7 +23,7 @@ const json = async (path: string, init?: Parameters<TestTrove["api"]>[1]) => {
   return { status: res.status, body: await res.json() };
 };
 
-/** Alice's items bulk-1 .. bulk-N, each carrying the tag `slug` (link rows and the item's own tag list). */
+/** Alice's items bulk-1 .. bulk-N, each carrying the tag `slug` (link rows and the item's own tag list): the fixture, in SQL. */
 async function tagManyItems(slug: string, n: number) {
   await sql`with account as (select id from gateway.accounts where email = 'alice@example.test'),
     tag as (select t.id, t.name from items.tags t, account a where t.account_id = a.id and t.slug = ${slug}),
