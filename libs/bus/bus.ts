@@ -40,7 +40,7 @@ export interface ConsumeOptions {
   filter: string;
   /** How long a delivery may take before it is redelivered. */
   ackWaitMs?: number;
-  /** Attempts before a failing event is given up on. */
+  /** Attempts before a failing event is given up on; -1 never gives up. */
   maxDeliver?: number;
   /** Delay before redelivering a failed event, by attempt (last value repeats). */
   retryDelaysMs?: number[];
@@ -66,8 +66,8 @@ export interface Bus {
   requestJson(subject: string, payload: unknown, opts?: RequestOptions): Promise<string>;
   /** Answers requests on `subject`; one of the serving instances takes each request. */
   serve(subject: string, handler: RequestHandler): Subscription;
-  /** Publishes an event at least once; the event id dedupes repeats. */
-  publish(subject: string, data: unknown, opts: { id: string }): Promise<PublishResult>;
+  /** Publishes an event at least once; the event id dedupes repeats. Headers travel with it on NATS only. */
+  publish(subject: string, data: unknown, opts: { id: string; headers?: Headers }): Promise<PublishResult>;
   /** Delivers events to a durable consumer with explicit acknowledgement and redelivery. */
   consume(opts: ConsumeOptions, handler: EventHandler): Promise<Subscription>;
   /**

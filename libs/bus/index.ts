@@ -1,6 +1,7 @@
 export * from "./bus.ts";
 export { MemoryBus } from "./memory.ts";
 export { NatsBus, dropNatsNamespace } from "./nats.ts";
+export type { BatchConsumeOptions, BatchConsumer, StreamEvent } from "./batches.ts";
 import type { Logger } from "@trove/log";
 import type { Bus } from "./bus.ts";
 import { MemoryBus } from "./memory.ts";

@@ -231,7 +231,7 @@ export class MemoryBus implements Bus {
         c.attempts.delete(ev.seq);
       })
       .catch((err) => {
-        if (attempt >= c.opts.maxDeliver) {
+        if (c.opts.maxDeliver > 0 && attempt >= c.opts.maxDeliver) {
           this.log.warn({ err, eventId: ev.id, durable: c.opts.durable, attempt }, "event given up after max deliveries");
           c.attempts.delete(ev.seq);
           return;

@@ -45,6 +45,7 @@ import {
   errorFromWire,
   errorHeader,
 } from "./bus.ts";
+import { consumeBatches, type BatchConsumeOptions, type BatchConsumer, type StreamEvent } from "./batches.ts";
 
 const refHeader = "trove-payload-ref";
 const encodingHeader = "trove-encoding";
@@ -256,9 +257,14 @@ export class NatsBus implements Bus {
     return this.streamReady;
   }
 
-  async publish(subject: string, data: unknown, opts: { id: string }) {
+  async publish(subject: string, data: unknown, opts: { id: string; headers?: Headers }) {
     await this.ensureStream();
-    const ack = await this.js.publish(this.eventSubject(subject), encodeJson(data), { msgID: opts.id });
+    let hdrs: MsgHdrs | undefined;
+    if (opts.headers) {
+      hdrs = natsHeaders();
+      for (const [k, v] of Object.entries(opts.headers)) hdrs.set(k, v);
+    }
+    const ack = await this.js.publish(this.eventSubject(subject), encodeJson(data), { msgID: opts.id, headers: hdrs });
     return { duplicate: ack.duplicate };
   }
 
@@ -297,7 +303,7 @@ export class NatsBus implements Bus {
         await handler({ id: m.headers?.get("Nats-Msg-Id") ?? String(m.seq), subject: m.subject.slice(prefixLen), data: m.json(), attempt });
         m.ack();
       } catch (err) {
-        if (attempt >= maxDeliver) {
+        if (maxDeliver > 0 && attempt >= maxDeliver) {
           this.opts.log.warn({ err, durable: opts.durable, seq: m.seq, attempt }, "event given up after max deliveries");
           m.term();
         } else {
@@ -327,6 +333,12 @@ export class NatsBus implements Bus {
         await Promise.allSettled(running);
       },
     };
+  }
+
+  /** A durable consumer handed batches (the event log's consumers on JetStream); see batches.ts. */
+  consumeBatches(opts: BatchConsumeOptions, handler: (events: StreamEvent[]) => Promise<void>): Promise<BatchConsumer> {
+    const access = { js: this.js, jsm: this.jsm, stream: this.streamName, subjectPrefix: this.eventSubject(""), log: this.opts.log };
+    return consumeBatches({ ...access, ensureStream: () => this.ensureStream() }, opts, handler);
   }
 
   async broadcast(subject: string, data: unknown): Promise<void> {

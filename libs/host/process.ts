@@ -5,6 +5,7 @@ import { openBus, type Bus } from "@trove/bus";
 import { migrateSchema, openDatabase, startMaintenance, type Database } from "@trove/db";
 import { createLogger, flushLogs, type Logger } from "@trove/log";
 import { openBlobs } from "@trove/blobs";
+import { EventLog, migrateEventLog } from "@trove/eventlog";
 import type { Resolver } from "@trove/webfetch";
 import { WorkerPool } from "@trove/workers";
 import type { RunningService, Runtime, ServiceModule } from "./runtime.ts";
@@ -37,12 +38,17 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir });
   // Threads start on first use, so a process whose services never run a task starts none.
   const workers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: config.extractWorkers, log });
-  const runtime: Runtime = { config, log, bus, database, blobs, workers, deployment, resolver: opts.resolver };
+  // PGlite's data-directory lock makes this the database's only process.
+  const events = new EventLog({ db: database.db, bus, log: log.child({ component: "eventlog" }), soleProcess: database.kind === "pglite" });
+  const runtime: Runtime = { config, log, bus, database, blobs, workers, events, deployment, resolver: opts.resolver };
   const running: RunningService[] = [];
   try {
     await migrateModules(modules, database);
-    for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }) }));
+    for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }), events: events.forService(m.name) }));
+    // After every service: a consumer's first batch may need a service started after its own.
+    await events.start();
   } catch (err) {
+    await events.stop().catch(() => {});
     await Promise.allSettled(running.map((r) => r.stop()));
     await workers.close();
     await bus.close().catch(() => {});
@@ -54,7 +60,7 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const maintenance = database.kind === "pglite" ? startMaintenance(database.db, log.child({ task: "vacuum" })) : undefined;
   // Health answers only once every operation is served, so "ok" means ready.
   const healthSubs = modules.map((m) =>
-    bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy() })),
+    bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy(), events: await eventLag(events, m.name) })),
   );
   let stopping: Promise<void> | undefined;
   return {
@@ -62,7 +68,11 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
     url: running.find((r) => r.url)?.url,
     stop: () =>
       (stopping ??= (async () => {
+        // The in-process bus hears nothing once its consumers stop: events committed from here on wait in the log.
+        await events.stopBridge().catch((err) => log.error({ err }, "stopping the event bridge failed"));
         for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
+        // Consumers finish the batch in hand; on NATS the relay publishes what the services committed while stopping.
+        await events.stop().catch((err) => log.error({ err }, "stopping the event log failed"));
         await maintenance?.stop();
         for (const s of healthSubs) await s.stop().catch(() => {});
         // After the services: a stopping service may still be waiting on a task.
@@ -74,9 +84,22 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   };
 }
 
-/** Runs every module's migrations (start does this; `bun run db:migrate` does only this). */
+/** Runs the event log's and every module's migrations (start does this; `bun run db:migrate` does only this). */
 export async function migrateModules(modules: ServiceModule[], database: Database): Promise<void> {
+  // First: a service's migration may move its rows into the log.
+  await migrateEventLog(database.db);
   for (const m of modules) if (m.schema) await migrateSchema(database.db, m.schema.name, m.schema.migrations);
+}
+
+/** A service's event consumers and how many events they have yet to acknowledge (none when it has none). */
+async function eventLag(events: EventLog, service: string): Promise<{ lag: number } | undefined> {
+  try {
+    const lags = Object.values(await events.lagOfService(service));
+    return lags.length === 0 ? undefined : { lag: lags.reduce((a, b) => a + b, 0) };
+  } catch {
+    // Health still answers when the count cannot be had; the database flag says why.
+    return undefined;
+  }
 }
 
 /** Process entry: parse the operator contract, start, stop gracefully on SIGTERM/SIGINT. */

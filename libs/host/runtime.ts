@@ -2,6 +2,7 @@
 import type { Config } from "@trove/config";
 import type { Bus } from "@trove/bus";
 import type { Database } from "@trove/db";
+import type { Events } from "@trove/eventlog";
 import type { BlobStore } from "@trove/blobs";
 import type { Logger } from "@trove/log";
 import type { ServiceName } from "@trove/contracts";
@@ -17,6 +18,11 @@ export interface Runtime {
   blobs: BlobStore;
   /** The process's worker threads for CPU-heavy tasks (libs/host/tasks.ts names them); one pool per process. */
   workers: WorkerPool;
+  /**
+   * The database's event log: record events in a change's unit of work, read a stream's pages, consume with a
+   * durable position. Started after every service has started, stopped after their stop.
+   */
+  events: Events;
   /** "embedded" when every service shares this process. */
   deployment: "embedded" | "distributed";
   /** Name resolution for outgoing fetches; unset = the system resolver. Tests pass one that never asks DNS. */

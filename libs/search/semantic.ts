@@ -220,9 +220,23 @@ export interface SemanticRuntime {
   log: { error(obj: object, msg: string): void };
 }
 
+/** A durable consumer handed the data of a batch of events; resolving acknowledges them (the event log's shape). */
+export type ConsumeDocumentEvents = (
+  opts: { name: string; filter: string; ackWaitMs: number; retryDelaysMs: number[] },
+  handle: (events: { data: unknown }[]) => Promise<void>,
+) => Promise<{ stop(): Promise<void> }>;
+
 export interface SemanticIndexOptions {
-  /** The durable consumer that embeds from the service's events, their filter, and the document each names. */
-  consumer: { durable: string; filter: string; documentOf: (event: unknown) => { accountId: string; id: string } };
+  /**
+   * The durable consumer that embeds from the service's events, their filter, and the document each names; it
+   * reads the bus unless `consume` says otherwise (the service's event log).
+   */
+  consumer: {
+    durable: string;
+    filter: string;
+    documentOf: (event: unknown) => { accountId: string; id: string };
+    consume?: ConsumeDocumentEvents;
+  };
   /** "items.search_vectors" */
   table: string;
   /** "items.items": the documents, for the backfill. */
@@ -242,11 +256,18 @@ export async function startSemanticIndex(rt: SemanticRuntime, o: SemanticIndexOp
   const embedder = poolEmbedder(rt.workers, { deadlineMs: rt.config.embedTimeoutMs });
   const store = await openVectorStore({ db, kind, table: o.table, embedder, notices: rt.bus, onError: (err) => rt.log.error({ err }, "loading the vector cache failed") });
   const indexer = new VectorIndexer(store, embedder, vectorSources(db, o.sourceTable, o.bodyColumn), o.sourceTable);
-  const consumer = await rt.bus.consume(
-    { durable: o.consumer.durable, filter: o.consumer.filter, ackWaitMs: 10 * 60_000, maxDeliver: 10_000, retryDelaysMs: [2_000, 10_000, 60_000] },
-    (event) => {
-      const doc = o.consumer.documentOf(event.data);
-      return indexer.refresh(doc.accountId, [doc.id]);
+  const viaBus: ConsumeDocumentEvents = (c, handle) =>
+    rt.bus.consume({ durable: c.name, filter: c.filter, ackWaitMs: c.ackWaitMs, maxDeliver: 10_000, retryDelaysMs: c.retryDelaysMs }, (event) => handle([event]));
+  const consumer = await (o.consumer.consume ?? viaBus)(
+    { name: o.consumer.durable, filter: o.consumer.filter, ackWaitMs: 10 * 60_000, retryDelaysMs: [2_000, 10_000, 60_000] },
+    async (events) => {
+      // One refresh per account for the documents a batch names (each once): refreshing is idempotent and order-free.
+      const byAccount = new Map<string, Set<string>>();
+      for (const e of events) {
+        const doc = o.consumer.documentOf(e.data);
+        byAccount.set(doc.accountId, (byAccount.get(doc.accountId) ?? new Set()).add(doc.id));
+      }
+      for (const [accountId, ids] of byAccount) await indexer.refresh(accountId, [...ids]);
     },
   );
   let stopped = false;
