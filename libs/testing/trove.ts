@@ -180,9 +180,9 @@ export async function startTrove(env: Record<string, string> = {}, opts: StartTr
       host = await boot(r.env ?? {}, r.without);
     },
     stop: async () => {
-      const last = host;
+      // While it stops, url and the rest are still the stopping host's (a test may watch the stop through them).
+      await host?.stop();
       host = undefined;
-      await last?.stop();
       await cleanup();
     },
   };

@@ -216,8 +216,9 @@ describe("graceful stop", () => {
   test("a request in flight when the stop begins still gets its full answer; new connections are refused", async () => {
     const pages = startPageServer();
     const stopping = await startTrove({ TROVE_INGEST_WAIT_MS: "20000" });
+    const { url } = stopping;
     const health = () =>
-      fetch(`${stopping.url}/api/health`).then(
+      fetch(`${url}/api/health`).then(
         (r) => r.status,
         () => "refused" as const,
       );
