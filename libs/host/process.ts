@@ -3,6 +3,7 @@
 import { ConfigError, config as loadConfig, type Config } from "@trove/config";
 import { openBus, type Bus } from "@trove/bus";
 import { migrateSchema, openDatabase, startMaintenance, type Database } from "@trove/db";
+import { Jobs, migrateQueue, type QueueCounts } from "@trove/jobs";
 import { createLogger, flushLogs, type Logger } from "@trove/log";
 import { openBlobs } from "@trove/blobs";
 import type { Resolver } from "@trove/webfetch";
@@ -37,13 +38,21 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir });
   // Threads start on first use, so a process whose services never run a task starts none.
   const workers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: config.extractWorkers, log });
-  const runtime: Runtime = { config, log, bus, database, blobs, workers, deployment, resolver: opts.resolver };
+  const jobs = new Jobs({ db: database.db, bus, log: log.child({ component: "jobs" }), leaseMs: config.jobLeaseMs });
+  const runtime: Runtime = { config, log, bus, database, blobs, workers, jobs, deployment, resolver: opts.resolver };
   const running: RunningService[] = [];
   try {
     await migrateModules(modules, database);
+    // PGlite's data directory is locked to one process: every job found running was claimed by a dead process
+    // (a crash, a kill), so it is queued again now, before a service can claim anything of its own.
+    if (database.kind === "pglite") {
+      for (const m of modules) if (m.schema?.queue) await jobs.for(m.schema.name).recover();
+    }
     for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }) }));
+    jobs.start();
   } catch (err) {
     await Promise.allSettled(running.map((r) => r.stop()));
+    await jobs.stop(0);
     await workers.close();
     await bus.close().catch(() => {});
     await blobs.close().catch(() => {});
@@ -54,7 +63,10 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const maintenance = database.kind === "pglite" ? startMaintenance(database.db, log.child({ task: "vacuum" })) : undefined;
   // Health answers only once every operation is served, so "ok" means ready.
   const healthSubs = modules.map((m) =>
-    bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy() })),
+    bus.serve(`${m.name}.health`, async () => {
+      const [databaseOk, queue] = await Promise.all([database.healthy(), m.schema?.queue ? queueCounts(jobs, m.schema.name) : undefined]);
+      return { ok: true, database: databaseOk, ...(queue ? { queue } : {}) };
+    }),
   );
   let stopping: Promise<void> | undefined;
   return {
@@ -63,6 +75,8 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
     stop: () =>
       (stopping ??= (async () => {
         for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
+        // No new work comes in now: running jobs get the grace to finish, the rest go back to the queue.
+        await jobs.stop(config.stopGraceMs).catch((err) => log.error({ err }, "job workers stop failed"));
         await maintenance?.stop();
         for (const s of healthSubs) await s.stop().catch(() => {});
         // After the services: a stopping service may still be waiting on a task.
@@ -76,7 +90,16 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
 
 /** Runs every module's migrations (start does this; `bun run db:migrate` does only this). */
 export async function migrateModules(modules: ServiceModule[], database: Database): Promise<void> {
-  for (const m of modules) if (m.schema) await migrateSchema(database.db, m.schema.name, m.schema.migrations);
+  for (const m of modules) {
+    if (!m.schema) continue;
+    if (m.schema.queue) await migrateQueue(database.db, m.schema.name);
+    await migrateSchema(database.db, m.schema.name, m.schema.migrations);
+  }
+}
+
+/** A service's jobs for its health reply; none when the database cannot say (the reply's `database` tells why). */
+async function queueCounts(jobs: Jobs, schema: string): Promise<QueueCounts | undefined> {
+  return jobs.for(schema).counts().catch(() => undefined);
 }
 
 /** Process entry: parse the operator contract, start, stop gracefully on SIGTERM/SIGINT. */
