@@ -53,7 +53,10 @@ export interface QueueDefinition<P = unknown> {
   schedule?: (attempt: number, error: unknown) => number | null;
   /** Jobs of this queue one process runs at once (default 1); 0: this process enqueues but never claims. */
   concurrency?: number;
-  /** A concurrency group per job (an endpoint, a host): at most `limit` running at once in all processes. */
+  /**
+   * A concurrency group per job (an endpoint, a host): at most `limit` running at once in all processes. Every
+   * job of a grouped queue has a group (from `of`, or the enqueue's `group`).
+   */
   group?: {
     of?: (payload: P) => string | null;
     limit: number;

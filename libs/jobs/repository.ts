@@ -103,15 +103,26 @@ export class QueueRepository {
    * first; each gets a lease token of its own and its attempt counted. Two workers never claim one job: a row
    * another claim has locked is skipped.
    */
-  async claim(db: Kysely<any>, o: { queue: string; free: number; now: number; leaseUntil: number; ungroupedOnly?: boolean }): Promise<QueueRow[]> {
-    const onlyUngrouped = o.ungroupedOnly ? sql`and group_key is null` : sql``;
+  async claim(db: Kysely<any>, o: { queue: string; free: number; now: number; leaseUntil: number }): Promise<QueueRow[]> {
+    // Two statements, each walking its own index in order (an `or` of both made PostgreSQL sort every due row).
+    const takenOver = await this.claimWhere(db, o, o.free, sql`state = 'running' and lease_until < ${o.now}::int8`, sql`lease_until`);
+    if (takenOver.length >= o.free) return takenOver;
+    const due = await this.claimWhere(db, o, o.free - takenOver.length, sql`state = 'queued' and run_at <= ${o.now}::int8`, sql`run_at`);
+    return [...takenOver, ...due];
+  }
+
+  private async claimWhere(
+    db: Kysely<any>,
+    o: { queue: string; now: number; leaseUntil: number },
+    limit: number,
+    which: RawBuilder<unknown>,
+    order: RawBuilder<unknown>,
+  ): Promise<QueueRow[]> {
     const { rows } = await sql<QueueRow>`update ${this.table} q set state = 'running', lease_token = gen_random_uuid()::text,
         lease_until = ${o.leaseUntil}::int8, attempts = q.attempts + 1, updated_at = ${o.now}::int8
       where q.id = any(array(
-        select id from ${this.table}
-        where queue = ${o.queue} ${onlyUngrouped}
-          and ((state = 'queued' and run_at <= ${o.now}::int8) or (state = 'running' and lease_until < ${o.now}::int8))
-        order by run_at limit ${o.free}
+        select id from ${this.table} where queue = ${o.queue} and ${which}
+        order by ${order} limit ${limit}
         for update skip locked))
       returning q.*`.execute(db);
     return rows;

@@ -103,7 +103,7 @@ const doneKeptMs = 24 * 3_600_000;
 const failedKeptMs = 30 * 24 * 3_600_000;
 const sweepEveryMs = 3_600_000;
 
-const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err)).slice(0, 2_000);
+const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err)).slice(0, 2_000);
 
 export class QueueSet {
   readonly schema: string;
@@ -312,9 +312,12 @@ export class QueueSet {
   /** Extends the leases of the jobs this process runs; a job whose lease was lost is aborted. Runs every lease/3. */
   async renewLeases(): Promise<void> {
     const runs = [...this.running.values()].filter((r) => !r.ended);
+    // One statement per clock (the process's, or the fixed time of a runDue), not one per job.
+    const times = new Map<() => number, number>();
     const byUntil = new Map<number, Running[]>();
     for (const r of runs) {
-      const until = r.now() + this.opts.leaseMs;
+      if (!times.has(r.now)) times.set(r.now, r.now());
+      const until = times.get(r.now)! + this.opts.leaseMs;
       byUntil.set(until, [...(byUntil.get(until) ?? []), r]);
     }
     for (const [until, group] of byUntil) {
@@ -406,10 +409,7 @@ export class QueueSet {
 
   private async claimFor(def: QueueDefinition<any>, free: number, now: number): Promise<QueueRow[]> {
     const o = { queue: def.name, free, now, leaseUntil: now + this.opts.leaseMs };
-    if (!def.group) return this.repo.claim(this.opts.db, o);
-    const rows = await this.repo.claimGrouped(this.opts.db, { ...o, limit: def.group.limit });
-    if (rows.length < free) rows.push(...(await this.repo.claim(this.opts.db, { ...o, free: free - rows.length, ungroupedOnly: true })));
-    return rows;
+    return def.group ? this.repo.claimGrouped(this.opts.db, { ...o, limit: def.group.limit }) : this.repo.claim(this.opts.db, o);
   }
 
   private launch(def: QueueDefinition<any>, row: QueueRow, now: () => number): Running {
@@ -470,7 +470,7 @@ export class QueueSet {
     }
     if (err instanceof LeaseLost || run.controller.signal.aborted) {
       // Taken over, cancelled, or given back by a stop: whoever holds it now decides.
-      log.warn({ reason: describe(run.controller.signal.reason ?? err) }, "job abandoned");
+      log.warn({ reason: describeError(run.controller.signal.reason ?? err) }, "job abandoned");
       return;
     }
     const { attempt, maxAttempts } = run.job;
@@ -483,7 +483,7 @@ export class QueueSet {
       reason = err.reason;
       runAt = attempt < maxAttempts ? err.at : null;
     } else {
-      reason = describe(err);
+      reason = describeError(err);
       const delay = attempt < maxAttempts ? retryDelayMs(run.def, attempt, err, this.random) : null;
       runAt = delay === null ? null : run.now() + delay;
     }
@@ -642,6 +642,9 @@ export class QueueSet {
 
   private newJob<P>(def: QueueDefinition<P>, payload: P, opts: EnqueueOptions, now: number): NewJob {
     const group = opts.group !== undefined ? opts.group : (def.group?.of?.(payload) ?? null);
+    // A grouped queue's claim walks its groups: a job outside every group would never be found.
+    if (def.group && group === null) throw new Error(`queue ${this.schema}.${def.name} keeps its jobs in groups: this job has none`);
+    if (!def.group && group !== null) throw new Error(`queue ${this.schema}.${def.name} has no groups: a job cannot have one`);
     return {
       id: opts.id ?? Bun.randomUUIDv7(),
       queue: def.name,

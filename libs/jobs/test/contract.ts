@@ -436,6 +436,15 @@ export function queueSuite(label: string, target: SuiteTarget) {
       expect(ran.sort()).toEqual([1, 2, 3]);
     });
 
+    test("a grouped queue refuses a job with no group, which no claim would ever find", async () => {
+      const schema = await fresh();
+      const def = defineQueue<{ host: string | null }>({ name: "hosts", maxAttempts: 3, group: { of: (p) => p.host, limit: 1 }, run: async () => {} });
+      const a = worker(schema);
+      a.register(def);
+      await expect(enqueue(a, def, { host: null })).rejects.toThrow("keeps its jobs in groups");
+      expect(await a.counts()).toMatchObject({ queued: 0 });
+    });
+
     test("failing a group fails its open jobs with the reason and their hooks; the worker of a running one loses it", async () => {
       const schema = await fresh();
       const g = gates();
