@@ -409,6 +409,45 @@ export function queueSuite(label: string, target: SuiteTarget) {
       expect((await a.status(second))!.state).toBe("done");
     });
 
+    test("politeness: one job per host at a time, the next a gap after the last ended, other hosts meanwhile; a vanished runner's job is taken again once its lease ran out", async () => {
+      const schema = await fresh();
+      const g = gates();
+      const ran: string[] = [];
+      const def = defineQueue<{ host: string; item: string }>({
+        name: "page-fetch",
+        maxAttempts: 5,
+        concurrency: 4,
+        group: { of: (p) => p.host, limit: 1, gapMs: 2_000 },
+        run: async (job) => {
+          ran.push(`${job.payload.item} run ${job.attempt}`);
+          await g.hold(`${job.payload.item} run ${job.attempt}`);
+        },
+      });
+      const a = worker(schema);
+      const b = worker(schema, { second: true });
+      a.register(def);
+      b.register(def);
+      await inTransaction(db, async (uow) => {
+        for (const [host, item] of [["a.test", "i1"], ["a.test", "i2"], ["b.test", "i3"]] as const) await a.enqueue(uow, def, { host, item });
+      });
+      const t0 = now;
+      const vanished = a.runDue(); // takes i1 and i3; the runner of i3 is never heard of again
+      await Promise.all([g.reached("i1 run 1"), g.reached("i3 run 1")]);
+      expect(await b.runDue({ now: t0 + 1 })).toBe(0); // both hosts busy, however many jobs wait
+      now = t0 + 100;
+      g.open("i1 run 1");
+      await eventually(async () => (await b.counts()).running === 1); // i1's end is written
+      expect(await b.runDue({ now: t0 + 2_099 })).toBe(0); // a.test rests for the gap after i1 ended
+      g.open("i2 run 1");
+      expect(await b.runDue({ now: t0 + 2_100 })).toBe(1);
+      expect(await b.runDue({ now: t0 + leaseMs })).toBe(0); // i3's lease holds to its last millisecond
+      g.open("i3 run 2");
+      expect(await b.runDue({ now: t0 + leaseMs + 1 })).toBe(1);
+      expect([...ran].sort()).toEqual(["i1 run 1", "i2 run 1", "i3 run 1", "i3 run 2"]);
+      g.open("i3 run 1");
+      await vanished;
+    });
+
     test("a paused group starts nothing and its jobs are not counted due; resumed with dueNow, its held jobs run at once", async () => {
       const schema = await fresh();
       const ran: number[] = [];
