@@ -134,13 +134,16 @@ export class QueueSet {
     this.wakeup = new Wakeup(() => this.step(), { log: opts.log, what: `the ${opts.schema} job worker`, maxBackoffMs: 10_000 });
   }
 
-  /** Adds a queue this process enqueues to and (with a concurrency above 0) works on. */
+  /**
+   * Adds a queue this process enqueues to and (with a concurrency above 0) works on. Registering a queue of the same
+   * name again replaces it (a service started again in this process); jobs running keep the definition they began
+   * with. A second replica in one process (tests) is a Jobs of its own.
+   */
   register<P>(def: QueueDefinition<P>): QueueDefinition<P> {
-    const known = this.defs.get(def.name);
-    if (known && known !== def) throw new Error(`queue ${this.schema}.${def.name} is registered already`);
     this.defs.set(def.name, def as QueueDefinition<any>);
     if (this.live) this.start();
-    else this.wake();
+    // Started already: look at once for the new queue's due jobs.
+    this.wake();
     return def;
   }
 
