@@ -28,7 +28,7 @@ export interface JobContext<P = unknown> {
    * failed is written again one by one), so it only writes through the unit of work. A handler that returns without
    * calling it is completed with no writes of its own.
    */
-  complete(fn?: (uow: UnitOfWork) => Promise<void>): Promise<void>;
+  complete(fn?: (uow: UnitOfWork) => Promise<unknown>): Promise<void>;
   /** A unit of work that commits only while this worker holds the job (progress); it renews the lease too. */
   write<T>(fn: (uow: UnitOfWork) => Promise<T>): Promise<T>;
 }

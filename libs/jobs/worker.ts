@@ -7,6 +7,7 @@ import type { Kysely } from "kysely";
 import { inTransaction, type UnitOfWork } from "@trove/db";
 import type { Logger } from "@trove/log";
 import { retryDelayMs } from "./backoff.ts";
+import { EndWriter, type EndingRun } from "./ends.ts";
 import {
   FailNow,
   interruptedReason,
@@ -70,32 +71,13 @@ export interface JobStatus {
 
 type QueueRef<P> = QueueDefinition<P> | string;
 
-interface Running {
-  token: string;
-  def: QueueDefinition<any>;
-  job: Job<any>;
+interface Running extends EndingRun {
   controller: AbortController;
   /** This worker's view of the lease's end. */
   leaseUntil: number;
-  /** Set once an end (done, again, failed) is written, or the job given back: nothing more is written for it. */
-  ended: boolean;
-  /** The clock of this run (runDue at a given time runs its jobs at that time). */
-  now: () => number;
   /** A claim made in a unit of work holds only once that commits: its writes wait for it. */
   ready?: Promise<void>;
   done?: Promise<void>;
-}
-
-type End =
-  | { kind: "done"; fn?: (uow: UnitOfWork) => Promise<void> }
-  | { kind: "again"; runAt: number; reason: string | null; giveBack: boolean }
-  | { kind: "failed"; reason: string };
-
-interface PendingEnd {
-  run: Running;
-  end: End;
-  settle: (held: boolean) => void;
-  reject: (err: unknown) => void;
 }
 
 const defaultTickMs = 10_000;
@@ -116,19 +98,17 @@ export class QueueSet {
   private readonly woken = new WeakMap<UnitOfWork, Set<string>>();
   private readonly subs: { stop(): Promise<void> }[] = [];
   private renewTimer: ReturnType<typeof setInterval> | undefined;
-  private pending: PendingEnd[] = [];
-  private writing: Promise<void> | undefined;
-  private flushQueued = false;
+  private readonly ends: EndWriter;
   private lastSweep = Number.NEGATIVE_INFINITY;
   private started = false;
   private stopping = false;
-  private closed = false;
   /** Set by the process's Jobs once it has started: a queue registered later starts its worker at once. */
   live = false;
 
   constructor(private readonly opts: QueueSetOptions) {
     this.schema = opts.schema;
     this.repo = new QueueRepository(opts.schema);
+    this.ends = new EndWriter(opts.db, this.repo, opts.log);
     this.clock = opts.clock ?? Date.now;
     this.random = opts.random ?? Math.random;
     this.wakeup = new Wakeup(() => this.step(), { log: opts.log, what: `the ${opts.schema} job worker`, maxBackoffMs: 10_000 });
@@ -362,13 +342,13 @@ export class QueueSet {
       left.map(async (r) => {
         r.controller.abort(new LeaseLost("the process is stopping"));
         const now = r.now();
-        await this.end(r, { kind: "again", runAt: now, reason: null, giveBack: true });
+        await this.ends.write(r, { kind: "again", runAt: now, reason: null, giveBack: true });
       }),
     );
-    await this.writesSettled();
+    await this.ends.settled();
     clearInterval(this.renewTimer);
     this.renewTimer = undefined;
-    this.closed = true;
+    this.ends.close();
   }
 
   private wake(): void {
@@ -447,7 +427,7 @@ export class QueueSet {
     if (job.attempt > job.maxAttempts) {
       // Every run it was given was cut short (a crash, a lease lost): it is not tried once more.
       const reason = interruptedReason(job.maxAttempts);
-      if (await this.end(run, { kind: "failed", reason }).catch((err: unknown) => void log.error({ err }, "could not fail an interrupted job"))) {
+      if (await this.ends.write(run, { kind: "failed", reason }).catch((err: unknown) => void log.error({ err }, "could not fail an interrupted job"))) {
         log.warn({ reason }, "job failed");
       }
       return;
@@ -491,8 +471,8 @@ export class QueueSet {
       runAt = delay === null ? null : run.now() + delay;
     }
     if (runAt === null) {
-      if (await this.end(run, { kind: "failed", reason })) log.warn({ err, reason }, "job failed");
-    } else if (await this.end(run, { kind: "again", runAt, reason, giveBack: false })) {
+      if (await this.ends.write(run, { kind: "failed", reason })) log.warn({ err, reason }, "job failed");
+    } else if (await this.ends.write(run, { kind: "again", runAt, reason, giveBack: false })) {
       log.warn({ err, reason, retryAt: runAt }, "job will run again");
     }
   }
@@ -505,7 +485,7 @@ export class QueueSet {
         await run.ready;
         if (run.ended) throw new Error("the job has ended already");
         run.controller.signal.throwIfAborted();
-        if (!(await this.end(run, { kind: "done", fn }))) {
+        if (!(await this.ends.write(run, { kind: "done", fn }))) {
           this.lose(run.token, "the job's lease was lost");
           throw new LeaseLost();
         }
@@ -544,97 +524,6 @@ export class QueueSet {
     let n = 0;
     for (const r of this.running.values()) if (r.def.name === queue) n++;
     return n;
-  }
-
-  // ---- writing ends, batched ----------------------------------------------------------------------------------
-
-  /**
-   * Writes a run's end: true when this worker still held the job (and so the end is written), false when not.
-   * Ends asked for in one turn of the event loop are written in one transaction; if that fails, each is written
-   * alone, so one bad end does not sink the others.
-   */
-  private end(run: Running, end: End): Promise<boolean> {
-    if (this.closed || run.ended) return Promise.resolve(false);
-    return new Promise<boolean>((settle, reject) => {
-      this.pending.push({ run, end, settle, reject });
-      if (!this.flushQueued) {
-        this.flushQueued = true;
-        setImmediate(() => {
-          this.flushQueued = false;
-          void this.flush();
-        });
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    if (this.writing) return;
-    const writing = (async () => {
-      while (this.pending.length > 0) {
-        const batch = this.pending.splice(0);
-        try {
-          const held = await inTransaction(this.opts.db, async (uow) => {
-            const out: boolean[] = [];
-            for (const p of batch) out.push(await this.apply(uow, p.run, p.end));
-            return out;
-          });
-          batch.forEach((p, i) => this.settled(p, held[i]!));
-        } catch (err) {
-          if (batch.length === 1) {
-            batch[0]!.reject(err);
-            continue;
-          }
-          for (const p of batch) {
-            try {
-              this.settled(p, await inTransaction(this.opts.db, (uow) => this.apply(uow, p.run, p.end)));
-            } catch (e) {
-              p.reject(e);
-            }
-          }
-        }
-      }
-    })();
-    this.writing = writing;
-    try {
-      await writing;
-    } finally {
-      this.writing = undefined;
-    }
-  }
-
-  private settled(p: PendingEnd, held: boolean): void {
-    if (held) p.run.ended = true;
-    p.settle(held);
-  }
-
-  private async apply(uow: UnitOfWork, run: Running, end: End): Promise<boolean> {
-    if (run.ended) return false;
-    const { job, def, token } = run;
-    const now = run.now();
-    let held: boolean;
-    if (end.kind === "done") {
-      held = await this.repo.done(uow.db, job.id, token, now);
-      if (held && end.fn) await end.fn(uow);
-    } else if (end.kind === "again") {
-      held = await this.repo.requeue(uow.db, { id: job.id, token, runAt: end.runAt, reason: end.reason, giveBack: end.giveBack, now });
-      if (held && def.requeued) await def.requeued(uow, job, { reason: end.reason, runAt: end.runAt });
-    } else {
-      held = await this.repo.fail(uow.db, job.id, token, end.reason, now);
-      if (held && def.failed) await def.failed(uow, job, end.reason);
-    }
-    // Politeness to a group's host counts from the end of a job that ran, not from a job given back unrun.
-    const gapMs = def.group?.gapMs ?? 0;
-    if (held && gapMs > 0 && job.group !== null && !(end.kind === "again" && end.giveBack)) {
-      await this.repo.gap(uow.db, def.name, job.group, now + gapMs);
-    }
-    return held;
-  }
-
-  private async writesSettled(): Promise<void> {
-    while (this.writing || this.pending.length > 0 || this.flushQueued) {
-      if (this.writing) await this.writing.catch(() => {});
-      else await new Promise<void>((resolve) => setImmediate(resolve));
-    }
   }
 
   private definition<P>(queue: QueueRef<P>): QueueDefinition<P> {
