@@ -27,6 +27,8 @@ describe("parseConfig", () => {
       extractTimeoutMs: 15_000,
       semantic: true,
       embedTimeoutMs: 30_000,
+      jobLeaseMs: 30_000,
+      stopGraceMs: 10_000,
     });
   });
 
@@ -58,6 +60,10 @@ describe("parseConfig", () => {
     ["TROVE_SOURCES_TICK_MS", "10", /TROVE_SOURCES_TICK_MS/],
     ["TROVE_SOURCES_TICK_MS", "soon", /TROVE_SOURCES_TICK_MS/],
     ["LOG_LEVEL", "loud", /LOG_LEVEL/],
+    ["TROVE_JOB_LEASE_MS", "999", /TROVE_JOB_LEASE_MS/],
+    ["TROVE_JOB_LEASE_MS", "600001", /TROVE_JOB_LEASE_MS/],
+    ["TROVE_STOP_GRACE_MS", "soon", /TROVE_STOP_GRACE_MS/],
+    ["TROVE_STOP_GRACE_MS", "600001", /TROVE_STOP_GRACE_MS/],
     ["TROVE_SEED_ACCOUNTS", "{", /TROVE_SEED_ACCOUNTS/],
     ["TROVE_SEED_ACCOUNTS", '[{"email":"a@b.test","apiKey":"short"}]', /TROVE_SEED_ACCOUNTS\[0\]\.apiKey/],
     ["TROVE_SEED_ACCOUNTS", '[{"email":"a@b.test","apiKey":"long-enough-key-123","limitScope":"weekly"}]', /limitScope/],
@@ -82,6 +88,10 @@ describe("parseConfig", () => {
     const c = parseConfig({ TROVE_X_RSS_URL_TEMPLATE: "https://bridge.example.test/x/{username}.rss", TROVE_X_BEARER_TOKEN: "t0k" });
     expect(c.xRssUrlTemplate).toBe("https://bridge.example.test/x/{username}.rss");
     expect(c.xBearerToken).toBe("t0k");
+  });
+
+  test("a stop may give running jobs back at once (grace 0); a lease is at least a second", () => {
+    expect(parseConfig({ TROVE_STOP_GRACE_MS: "0", TROVE_JOB_LEASE_MS: "1000" })).toMatchObject({ stopGraceMs: 0, jobLeaseMs: 1_000 });
   });
 
   test("TROVE_SEMANTIC switches semantic search on (default) or off", () => {

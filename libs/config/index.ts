@@ -67,6 +67,10 @@ export interface Config {
   jobWorkers: number;
   /** The longest an exports replica sleeps between looks for queued or abandoned jobs (TROVE_JOBS_TICK_MS). */
   jobsTickMs: number;
+  /** A work queue claim's lease, renewed every third of it while the job runs (TROVE_JOB_LEASE_MS). */
+  jobLeaseMs: number;
+  /** How long a stop waits for running jobs before giving them back to the queue (TROVE_STOP_GRACE_MS). */
+  stopGraceMs: number;
   /** x_articles: an RSS bridge's feed address with `{username}` (TROVE_X_RSS_URL_TEMPLATE); unset: X sources do not run. */
   xRssUrlTemplate: string | undefined;
   /** TROVE_X_BEARER_TOKEN: accepted and kept for a later X API poller; nothing uses it yet (offline builds). */
@@ -236,6 +240,8 @@ export function parseConfig(env: Env): Config {
     maxOpenJobs: int(env, "TROVE_MAX_OPEN_JOBS", 3, 1, 1_000),
     jobWorkers: int(env, "TROVE_JOB_WORKERS", 2, 0, 32),
     jobsTickMs: int(env, "TROVE_JOBS_TICK_MS", 5_000, 50, 3_600_000),
+    jobLeaseMs: int(env, "TROVE_JOB_LEASE_MS", 30_000, 1_000, 600_000),
+    stopGraceMs: int(env, "TROVE_STOP_GRACE_MS", 10_000, 0, 600_000),
     youtubeFeedUrl: url(env, "TROVE_YOUTUBE_FEED_URL", ["http:", "https:"]) ?? "https://www.youtube.com/feeds/videos.xml",
     xRssUrlTemplate: xTemplate(env),
     xBearerToken: optional(env, "TROVE_X_BEARER_TOKEN"),

@@ -170,7 +170,28 @@ export const HealthReport = t.Object({
     { backend: t.Union([t.Literal("pgvector"), t.Literal("usearch-exact"), t.Literal("off")]) },
     { description: "semantic search's vector backend: pgvector, the in-memory fallback (usearch-exact) where the database has no pgvector, or off (TROVE_SEMANTIC=off)" },
   ),
-  services: t.Record(t.String(), t.Object({ ok: t.Boolean(), database: t.Optional(t.Boolean()) })),
+  services: t.Record(
+    t.String(),
+    t.Object({
+      ok: t.Boolean(),
+      database: t.Optional(t.Boolean()),
+      queue: t.Optional(
+        t.Object(
+          {
+            queued: Count({ description: "jobs waiting, due or not" }),
+            due: Count({ description: "jobs waiting and due now (a paused group's are held, not due)" }),
+            running: Count({ description: "jobs claimed by a worker" }),
+            leaseExpired: Count({ description: "claimed jobs whose worker stopped renewing its lease (died or lost the database): taken over by another" }),
+            failed: Count({ description: "jobs failed for good in the last 30 days" }),
+          },
+          { description: "the service's work queue (background captures, webhook deliveries, exports and imports, source polls, mail)" },
+        ),
+      ),
+      events: t.Optional(
+        t.Object({ lag: Count({ description: "events recorded but not yet acknowledged by this service's consumers" }) }, { description: "the service's event consumers" }),
+      ),
+    }),
+  ),
 });
 
 export type ItemDto = Static<typeof Item>;

@@ -1,5 +1,5 @@
 export { openDatabase, pgliteLayout, type Database, type OpenOptions } from "./open.ts";
-export { migrateSchema } from "./migrate.ts";
+export { migrateSchema, type MigrateOptions } from "./migrate.ts";
 export { lockDataDir, DataDirLockedError } from "./lock.ts";
 export { nowSeconds, nowMillis, newId } from "./ids.ts";
 export { compileOnce } from "./compiled.ts";

@@ -3,6 +3,7 @@
 import { ConfigError, config as loadConfig, type Config } from "@trove/config";
 import { openBus, type Bus } from "@trove/bus";
 import { migrateSchema, openDatabase, startMaintenance, type Database } from "@trove/db";
+import { Jobs, migrateQueue, type QueueCounts } from "@trove/jobs";
 import { createLogger, flushLogs, type Logger } from "@trove/log";
 import { openBlobs } from "@trove/blobs";
 import { EventLog, migrateEventLog } from "@trove/eventlog";
@@ -40,16 +41,24 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const workers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: config.extractWorkers, log });
   // PGlite's data-directory lock makes this the database's only process.
   const events = new EventLog({ db: database.db, bus, log: log.child({ component: "eventlog" }), soleProcess: database.kind === "pglite" });
-  const runtime: Runtime = { config, log, bus, database, blobs, workers, events, deployment, resolver: opts.resolver };
+  const jobs = new Jobs({ db: database.db, bus, log: log.child({ component: "jobs" }), leaseMs: config.jobLeaseMs });
+  const runtime: Runtime = { config, log, bus, database, blobs, workers, events, jobs, deployment, resolver: opts.resolver };
   const running: RunningService[] = [];
   try {
     await migrateModules(modules, database);
+    // PGlite's data directory is locked to one process: every job found running was claimed by a dead process
+    // (a crash, a kill), so it is queued again now, before a service can claim anything of its own.
+    if (database.kind === "pglite") {
+      for (const m of modules) if (m.schema?.queue) await jobs.for(m.schema.name).recover();
+    }
     for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }), events: events.forService(m.name) }));
     // After every service: a consumer's first batch may need a service started after its own.
     await events.start();
+    jobs.start();
   } catch (err) {
     await events.stop().catch(() => {});
     await Promise.allSettled(running.map((r) => r.stop()));
+    await jobs.stop(0);
     await workers.close();
     await bus.close().catch(() => {});
     await blobs.close().catch(() => {});
@@ -60,7 +69,10 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const maintenance = database.kind === "pglite" ? startMaintenance(database.db, log.child({ task: "vacuum" })) : undefined;
   // Health answers only once every operation is served, so "ok" means ready.
   const healthSubs = modules.map((m) =>
-    bus.serve(`${m.name}.health`, async () => ({ ok: true, database: await database.healthy(), events: await eventLag(events, m.name) })),
+    bus.serve(`${m.name}.health`, async () => {
+      const [databaseOk, queue, lag] = await Promise.all([database.healthy(), m.schema?.queue ? queueCounts(jobs, m.schema.name) : undefined, eventLag(events, m.name)]);
+      return { ok: true, database: databaseOk, ...(queue ? { queue } : {}), ...(lag ? { events: lag } : {}) };
+    }),
   );
   let stopping: Promise<void> | undefined;
   return {
@@ -71,6 +83,8 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
         // The in-process bus hears nothing once its consumers stop: events committed from here on wait in the log.
         await events.stopBridge().catch((err) => log.error({ err }, "stopping the event bridge failed"));
         for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
+        // No new work comes in now: running jobs get the grace to finish, the rest go back to the queue.
+        await jobs.stop(config.stopGraceMs).catch((err) => log.error({ err }, "job workers stop failed"));
         // Consumers finish the batch in hand; on NATS the relay publishes what the services committed while stopping.
         await events.stop().catch((err) => log.error({ err }, "stopping the event log failed"));
         await maintenance?.stop();
@@ -88,7 +102,16 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
 export async function migrateModules(modules: ServiceModule[], database: Database): Promise<void> {
   // First: a service's migration may move its rows into the log.
   await migrateEventLog(database.db);
-  for (const m of modules) if (m.schema) await migrateSchema(database.db, m.schema.name, m.schema.migrations);
+  for (const m of modules) {
+    if (!m.schema) continue;
+    if (m.schema.queue) await migrateQueue(database.db, m.schema.name);
+    await migrateSchema(database.db, m.schema.name, m.schema.migrations);
+  }
+}
+
+/** A service's jobs for its health reply; none when the database cannot say (the reply's `database` tells why). */
+async function queueCounts(jobs: Jobs, schema: string): Promise<QueueCounts | undefined> {
+  return jobs.for(schema).counts().catch(() => undefined);
 }
 
 /** A service's event consumers and how many events they have yet to acknowledge (none when it has none). */

@@ -3,6 +3,7 @@ import type { Config } from "@trove/config";
 import type { Bus } from "@trove/bus";
 import type { Database } from "@trove/db";
 import type { Events } from "@trove/eventlog";
+import type { Jobs } from "@trove/jobs";
 import type { BlobStore } from "@trove/blobs";
 import type { Logger } from "@trove/log";
 import type { ServiceName } from "@trove/contracts";
@@ -23,6 +24,11 @@ export interface Runtime {
    * durable position. Started after every service has started, stopped after their stop.
    */
   events: Events;
+  /**
+   * The work queues: `jobs.for(schema)` registers a service's queues and enqueues in its units of work. The host
+   * starts the workers after the services and stops them (finish, or give back) after the services' own stop.
+   */
+  jobs: Jobs;
   /** "embedded" when every service shares this process. */
   deployment: "embedded" | "distributed";
   /** Name resolution for outgoing fetches; unset = the system resolver. Tests pass one that never asks DNS. */
@@ -37,7 +43,11 @@ export interface RunningService {
 
 export interface ServiceModule {
   name: ServiceName;
-  /** The PostgreSQL schema the service owns and its migrations folder; the host migrates it before start. */
-  schema?: { name: string; migrations: string };
+  /**
+   * The PostgreSQL schema the service owns and its migrations folder; the host migrates it before start. With
+   * `queue`, the schema also gets the work queue's tables (made before the service's own migrations, so one of
+   * them can move rows into the queue) and the service's health reply counts its jobs.
+   */
+  schema?: { name: string; migrations: string; queue?: boolean };
   start(rt: Runtime): Promise<RunningService>;
 }

@@ -6,6 +6,9 @@ import { vectorBackend } from "@trove/search";
 
 const domainServices: ServiceName[] = ["items", "notes", "sources", "delivery", "exports"];
 
+/** A service's health reply: its work queue and event consumers pass through as the service counts them. */
+type ServiceHealth = HealthReportDto["services"][string];
+
 export async function checkHealth(bus: Bus, database: Database, deployment: "embedded" | "distributed", semantic: boolean): Promise<HealthReportDto> {
   const [dbOk, busOk, vectors, answers] = await Promise.all([
     database.healthy(),
@@ -14,8 +17,8 @@ export async function checkHealth(bus: Bus, database: Database, deployment: "emb
     Promise.all(
       domainServices.map((s) =>
         bus.request(`${s}.health`, {}, { timeoutMs: 2_000 }).then(
-          (r) => r as { ok: boolean; database?: boolean },
-          (): { ok: boolean; database?: boolean } => ({ ok: false }),
+          (r) => r as ServiceHealth,
+          (): ServiceHealth => ({ ok: false }),
         ),
       ),
     ),
