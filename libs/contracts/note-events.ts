@@ -1,6 +1,6 @@
-// Note events: one per note revision, published by the notes service's outbox after the write commits, for
-// consumers that keep something in step with notes (the search index). Not a change stream: nothing is kept
-// once published.
+// Note events: one per note revision, recorded in the event log with the write and handed to consumers after it
+// commits, for consumers that keep something in step with notes (the search index, the vectors). Not a change
+// stream: no public API reads them.
 
 export const noteEventTypes = ["note.created", "note.updated", "note.archived", "note.restored"] as const;
 export type NoteEventType = (typeof noteEventTypes)[number];

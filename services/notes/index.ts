@@ -1,10 +1,10 @@
 // The notes service: notes with their revision history, item links, note context, the notes export, projects and
 // the context brief.
 import { join } from "node:path";
-import { applyTagDeletionSubject, itemNotesSubject, noteEventSubject, noteEventsFilter, operations, type ItemNotesRequest, type NoteEventMessage } from "@trove/contracts";
+import { applyTagDeletionSubject, itemNotesSubject, noteEventsFilter, operations, type ItemNotesRequest, type NoteEventMessage } from "@trove/contracts";
 import { PostgresSearchEngine, startSemanticIndex, type SemanticSearch } from "@trove/search";
 import type { Kysely } from "kysely";
-import { OutboxPublisher, readCaller, requestIdHeader, serveOperations, type ServiceModule } from "@trove/host";
+import { readCaller, requestIdHeader, serveOperations, type ServiceModule } from "@trove/host";
 import { AppError } from "@trove/errors";
 import { BriefRepository } from "./brief.repository.ts";
 import { BriefService } from "./brief.service.ts";
@@ -16,7 +16,7 @@ import { ExportService } from "./export.service.ts";
 import { LinksRepository } from "./links.repository.ts";
 import { LinksService } from "./links.service.ts";
 import { NoteTagsRepository } from "./note-tags.repository.ts";
-import { NoteEventsRepository } from "./note-events.repository.ts";
+import { NoteEvents } from "./note-events.ts";
 import { NotesRepository } from "./notes.repository.ts";
 import { NotesService } from "./notes.service.ts";
 import { ProjectsRepository } from "./projects.repository.ts";
@@ -46,17 +46,17 @@ export const notesService: ServiceModule = {
     const projects = new ProjectsService(new ProjectsRepository(db));
     const linksRepo = new LinksRepository(db);
     const links = new LinksService(linksRepo, rt.bus);
-    const noteEvents = new OutboxPublisher(new NoteEventsRepository(db), rt.bus, (e) => noteEventSubject(e.type), { log: rt.log, what: "publishing note events" });
-    const notesRepo = new NotesRepository(db, () => noteEvents.poke());
-    const notes = new NotesService(notesRepo, projects, links);
+    const notesRepo = new NotesRepository(db);
+    const notes = new NotesService(notesRepo, projects, links, new NoteEvents(rt.events));
     const context = new ContextService(notes, notesRepo, linksRepo, rt.bus, rt.log);
     const exporter = new ExportService(new ExportRepository(db), rt.blobs, rt.log, Math.max(rt.config.requestTimeoutMs, operations.exportNotes.timeoutMs));
-    // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer, embedded on the worker pool.
+    // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer of the log, embedded on the worker pool.
     const semantic = await startSemanticIndex(rt, {
       consumer: {
         durable: noteEmbedConsumerName,
         filter: noteEventsFilter,
         documentOf: (data) => ({ accountId: (data as NoteEventMessage).accountId, id: (data as NoteEventMessage).noteId }),
+        consume: (c, handle) => rt.events.consume(c, handle),
       },
       table: "notes.search_vectors",
       sourceTable: "notes.notes",
@@ -92,24 +92,22 @@ export const notesService: ServiceModule = {
       { durable: tagConsumerName, filter: tagConsumerFilter, ackWaitMs: 10 * 60_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000, 60_000] },
       (event) => tagRemoval.handle(event.data),
     );
-    // Index upkeep is quick and idempotent (each event re-reads its note): retried while the database is away.
-    const searchConsumer = await rt.bus.consume(
-      { durable: noteSearchConsumerName, filter: noteEventsFilter, ackWaitMs: 30_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000] },
-      (event) => index.indexer.onEvent(event.data as NoteEventMessage),
+    // Index upkeep is quick and idempotent (each batch re-reads its notes), read from the log at a durable position:
+    // retried while the database is away, replayed after a stop or a crash.
+    const searchConsumer = await rt.events.consume(
+      { name: noteSearchConsumerName, filter: noteEventsFilter, batch: 100, ackWaitMs: 30_000, retryDelaysMs: [500, 2_000, 10_000] },
+      (events) => index.indexer.onEvents(events.map((e) => e.data as unknown as NoteEventMessage)),
     );
     // Notes written before the index existed (an upgrade) are indexed in the background.
     const backfill = index.indexer.reindexIfEmpty().catch((err) => rt.log.error({ err }, "notes search backfill failed; run bun run search:reindex"));
-    // What a crash or a bus outage left in the outbox goes out now.
-    noteEvents.start();
     return {
       stop: async () => {
         for (const s of subs) await s.stop();
         await tagConsumer.stop();
+        // Its batch in hand finishes; what commits after waits in the log for the next start.
         await searchConsumer.stop();
         await backfill;
         await semantic?.stop();
-        // Last: what the last writes committed still goes out.
-        await noteEvents.stop();
       },
     };
   },

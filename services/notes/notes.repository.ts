@@ -1,8 +1,7 @@
 // Every query of notes and their revisions. Kysely only; the owner's account id is part of every signature that
 // touches a note.
 import { sql, type Kysely } from "kysely";
-import { newId } from "@trove/db";
-import { NoteEventsRepository } from "./note-events.repository.ts";
+import { inTransaction, type UnitOfWork } from "@trove/db";
 
 export interface NoteRow extends NoteFields {
   id: string;
@@ -142,21 +141,11 @@ export const noteOf = (r: Record<string, unknown>): NoteRow => ({
 const revisionOf = (r: Record<string, unknown>): RevisionRow => ({ ...(r as unknown as RevisionRow), created_at: Number(r.created_at) });
 
 export class NotesRepository {
-  /**
-   * `eventsCommitted` is told after a commit that wrote revisions (each revision writes its note event to the
-   * outbox in the same transaction), so the publisher sends them at once.
-   */
-  constructor(
-    private readonly db: Kysely<any>,
-    private readonly eventsCommitted: () => void = () => {},
-    private readonly tx?: { wroteEvents: boolean },
-  ) {}
+  constructor(private readonly db: Kysely<any>) {}
 
-  async transaction<T>(fn: (repo: NotesRepository) => Promise<T>): Promise<T> {
-    const tx = { wroteEvents: false };
-    const result = await this.db.transaction().execute((trx) => fn(new NotesRepository(trx, this.eventsCommitted, tx)));
-    if (tx.wroteEvents) this.eventsCommitted();
-    return result;
+  /** One unit of work: `tx` runs on its transaction; the service records the write's events on `uow`. */
+  async transaction<T>(fn: (tx: NotesRepository, uow: UnitOfWork) => Promise<T>): Promise<T> {
+    return inTransaction(this.db, (uow) => fn(new NotesRepository(uow.db), uow));
   }
 
   /** Inserts a note; undefined when the account already made one with this create request id. */
@@ -240,14 +229,8 @@ export class NotesRepository {
       .execute();
   }
 
-  /**
-   * Adds a revision and its note event (the outbox). A 'full' revision of an append copies the body the note holds
-   * now (after its update).
-   */
+  /** Adds a revision. A 'full' revision of an append copies the body the note holds now (after its update). */
   async addRevision(accountId: string, r: NewRevision & { bodyFromNote?: boolean }) {
-    await new NoteEventsRepository(this.db).add(accountId, { id: newId(), noteId: r.noteId, revision: r.revision, operation: r.operation, changedAt: Date.now() });
-    if (this.tx) this.tx.wroteEvents = true;
-    else this.eventsCommitted();
     const values = {
       note_id: r.noteId,
       account_id: accountId,

@@ -1,6 +1,7 @@
 // Note rules: every write is one numbered revision made under the note's row lock (so concurrent writers take
 // turns and numbers stay dense), expectedRevision guards replacements and metadata changes, a repeated
-// clientRequestId returns the first receipt, and history is never rewritten.
+// clientRequestId returns the first receipt, and history is never rewritten. Each revision's event is recorded in
+// the revision's own unit of work.
 import { type Caller, noteBodyBytes, notePageBytes, type RawReply, tagSlug } from "@trove/contracts";
 import { newId, nowSeconds } from "@trove/db";
 import { AppError } from "@trove/errors";
@@ -8,6 +9,7 @@ import { overview, searchWindows, sliceLines, splitLines } from "@trove/reader";
 import { markdownDocument } from "./frontmatter.ts";
 import { bareNoteId, manifestOf, revisionSummary, type MetadataDiff, type Operation } from "./note-shapes.ts";
 import type { LinksService } from "./links.service.ts";
+import type { NoteEvents } from "./note-events.ts";
 import type { NoteFields, NoteFilters, NoteRow, NotesRepository, RevisionRow } from "./notes.repository.ts";
 import type { ProjectsService } from "./projects.service.ts";
 import { repositoryKey } from "./repository-address.ts";
@@ -55,6 +57,7 @@ export class NotesService {
     private readonly repo: NotesRepository,
     private readonly projects: ProjectsService,
     private readonly links: LinksService,
+    private readonly events: NoteEvents,
   ) {}
 
   // ---- writes ------------------------------------------------------------------------------------------------
@@ -69,7 +72,7 @@ export class NotesService {
     const id = newId();
     const now = nowSeconds();
     const lines = splitLines(text).length;
-    const made = await this.repo.transaction(async (tx) => {
+    const made = await this.repo.transaction(async (tx, uow) => {
       const inserted = await tx.insert(caller.accountId, id, fields, { text, bytes: size, lines }, crid, now);
       if (!inserted) return undefined;
       await tx.addRevision(caller.accountId, {
@@ -87,6 +90,7 @@ export class NotesService {
         restoredFrom: null,
         now,
       });
+      await this.events.revisionMade(uow, caller.accountId, { noteId: id, revision: 1, operation: "create" });
       return id;
     });
     if (made) return { note: { id, title: fields.title, currentRevision: 1 }, revision: { revisionNumber: 1, operation: "create" }, metadataDiff: diff };
@@ -136,7 +140,7 @@ export class NotesService {
     // before anything about the request is judged.
     if (w.metadata && !(await this.repo.get(caller.accountId, id, false))) throw new AppError("not_found", "note not found");
     const pending = w.metadata ? await this.metadataChecks(caller.accountId, w.metadata) : undefined;
-    return this.repo.transaction(async (tx) => {
+    return this.repo.transaction(async (tx, uow) => {
       const note = await tx.lock(caller.accountId, id);
       if (!note) throw new AppError("not_found", "note not found");
       if (crid !== undefined) {
@@ -209,6 +213,7 @@ export class NotesService {
         restoredFrom: w.restoredFrom ?? null,
         now,
       });
+      await this.events.revisionMade(uow, caller.accountId, { noteId: id, revision: next, operation: w.operation });
       return { note: { id, title, currentRevision: next }, revision: { revisionNumber: next, operation: w.operation }, metadataDiff: diff };
     });
   }

@@ -20,11 +20,21 @@ export class NoteSearchIndexer {
     private readonly repo: NotesRepository,
   ) {}
 
-  /** The consumer's handler: every note event re-reads its note, so order and repeats do not matter. */
-  async onEvent(e: NoteEventMessage): Promise<void> {
-    const sources = await this.repo.searchSources([e.noteId], indexedBodyChars);
-    if (sources.length === 0) await this.engine.remove(e.accountId, [e.noteId]);
-    else await this.engine.index(sources.map(docOf));
+  /**
+   * The consumer's handler for a batch of note events: each note they name is read again once and its document
+   * written (or removed when the note is gone), so order and repeats do not matter.
+   */
+  async onEvents(events: Pick<NoteEventMessage, "accountId" | "noteId">[]): Promise<void> {
+    // An event without a note names nothing to index; handing it over again would not change that.
+    const readable = events.filter((e) => typeof e.noteId === "string" && typeof e.accountId === "string");
+    const named = new Map(readable.map((e) => [e.noteId, e.accountId]));
+    if (named.size === 0) return;
+    const sources = await this.repo.searchSources([...named.keys()], indexedBodyChars);
+    if (sources.length > 0) await this.engine.index(sources.map(docOf));
+    const found = new Set(sources.map((s) => s.id));
+    const gone = new Map<string, string[]>();
+    for (const [noteId, accountId] of named) if (!found.has(noteId)) gone.set(accountId, [...(gone.get(accountId) ?? []), noteId]);
+    for (const [accountId, ids] of gone) await this.engine.remove(accountId, ids);
   }
 
   /** On start: an empty index next to existing notes (just upgraded) is filled in the background. */
