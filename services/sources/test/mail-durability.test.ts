@@ -69,7 +69,7 @@ describe("mail taken while the items service is down", () => {
     // Its item could not be added: the message waits for another try (queued, not due yet), and is not listed.
     await eventually(async () => {
       const q = await sourcesQueue(trove);
-      return q !== undefined && q.queued === 1 && q.due === 0 && q.running === 0;
+      return q !== undefined && q.queued >= 1 && q.due === 0 && q.running === 0;
     }, 30_000);
     expect(await messages(trove, src.id)).toEqual([]);
 
@@ -138,6 +138,33 @@ describe("faults of ours and unreadable mail", () => {
     await eventually(async () => (await messages(trove, src.id)).length === 1, 30_000);
     expect((await itemsOf(trove, "Deferred")).map((i) => i.title)).toEqual(["Sent twice"]);
     expect((await messages(trove, src.id)).map((m) => [m.subject, m.status])).toEqual([["Sent twice", "added"]]);
+  }, 90_000);
+
+  test("a message tried again after its item was saved is one item, with its title and tags, listed and counted once", async () => {
+    const src = await inbox(trove, "Retried", { defaultTags: ["letters"] });
+    // The item is saved, then the listing cannot be written: the message is tried again later.
+    await refuseWrites(trove.db, "sources", ["messages"]);
+    try {
+      expect(await send(port, { to: src.inboxAddress, subject: "Issue 12", html: letter(12), messageId: "<issue-12@letters.example>" })).toEqual({ ok: true });
+      await eventually(async () => (await itemsOf(trove, "Retried")).length === 1, 30_000);
+      await eventually(async () => {
+        const q = await sourcesQueue(trove);
+        return q !== undefined && q.queued >= 1 && q.due === 0 && q.running === 0;
+      }, 30_000);
+    } finally {
+      await acceptWrites(trove.db, "sources");
+    }
+    const jobs = trove.runtime.jobs.for("sources");
+    await eventually(async () => {
+      await jobs.runDue({ now: Date.now() + 86_400_000 });
+      return (await messages(trove, src.id)).length === 1;
+    }, 30_000);
+    const items = await itemsOf(trove, "Retried");
+    expect(items.map((i) => [i.title, i.tags, i.url])).toEqual([["Issue 12", ["letters"], "https://letters.example/issues/12"]]);
+    expect((await messages(trove, src.id)).map((m) => [m.status, m.itemId])).toEqual([["added", items[0]!.id]]);
+    expect((await call(trove, `/api/sources/${src.id}`)).body.source).toMatchObject({ itemCount: 1, lastError: null });
+    const events = (await call(trove, `/api/sources/${src.id}/events`)).body.events as { type: string }[];
+    expect(events.filter((e) => e.type === "message")).toHaveLength(1);
   }, 90_000);
 
   test("a message that cannot be read is answered 250 and listed as failed, with why", async () => {
