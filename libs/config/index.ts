@@ -54,6 +54,8 @@ export interface Config {
   webhookTimeoutMs: number;
   smtpPort: number;
   inboxDomain: string;
+  /** Bytes of received mail kept at once while it waits to become items (TROVE_MAIL_SPOOL_BYTES); past it 452. */
+  mailSpoolBytes: number;
   /** The longest a sources replica's scheduler sleeps between looks for due sources (TROVE_SOURCES_TICK_MS). */
   sourcesTickMs: number;
   youtubeFeedUrl: string;
@@ -234,6 +236,8 @@ export function parseConfig(env: Env): Config {
     webhookTimeoutMs: int(env, "TROVE_WEBHOOK_TIMEOUT_MS", 10_000, 1, 10_000),
     smtpPort: int(env, "TROVE_SMTP_PORT", 2525, 0, 65535),
     inboxDomain: str(env, "TROVE_INBOX_DOMAIN", "inbox.localhost"),
+    // At least one message of the largest size the listener takes (10 MiB).
+    mailSpoolBytes: int(env, "TROVE_MAIL_SPOOL_BYTES", 1024 * 1024 * 1024, 10 * 1024 * 1024, 1024 ** 4),
     sourcesTickMs: int(env, "TROVE_SOURCES_TICK_MS", 60_000, 50, 3_600_000),
     exportRetentionHours: int(env, "TROVE_EXPORT_RETENTION_HOURS", 168, 1, 8_760),
     importHostGapMs: int(env, "TROVE_IMPORT_HOST_GAP_MS", 2_000, 0, 600_000),

@@ -1,6 +1,7 @@
 // The sources service: sources and their settings, status and event log, OPML import and export, and the scheduler
 // that runs them (feeds, channels, X through a bridge) and adds their entries as items through the items service.
-// Email inboxes take mail through an SMTP listener on TROVE_SMTP_PORT (see docs/decisions.md, "Sources").
+// Email inboxes take mail through an SMTP listener on TROVE_SMTP_PORT into a spool, and the `mail` queue makes it
+// items (see docs/decisions.md, "Sources").
 import { join } from "node:path";
 import { feedParseTaskName } from "@trove/feeds";
 import { serveOperations, type RunningService, type Runtime, type ServiceModule } from "@trove/host";
@@ -13,6 +14,7 @@ import { FeedPoller, feedParseDeadlineMs } from "./feed-poller.ts";
 import { ItemWriter } from "./item-writer.ts";
 import { LeasesRepository } from "./leases.repository.ts";
 import { MailIntake } from "./mail-intake.ts";
+import { mailQueue } from "./mail-job.ts";
 import { startMailListener, type MailListener } from "./mail-listener.ts";
 import { MessagesRepository } from "./messages.repository.ts";
 import { MessagesService } from "./messages.service.ts";
@@ -89,7 +91,8 @@ export async function startSources(
   const messages = new MessagesRepository(db);
   const subs = serveOperations(rt.bus, "sources", sourcesEndpoints(sources, opml, new MessagesService(repo, messages)), rt.log);
   const smtpPort = opts.smtpPort ?? rt.config.smtpPort;
-  const intake = new MailIntake({ sources: repo, entries, messages, events, writer, reading, inboxDomain: rt.config.inboxDomain, log: rt.log });
+  const intake = new MailIntake({ db, jobs: rt.jobs.for("sources"), writer, reading, inboxDomain: rt.config.inboxDomain, spoolBytes: rt.config.mailSpoolBytes, log: rt.log });
+  rt.jobs.for("sources").register(mailQueue(intake));
   const mail = smtpPort === 0 ? null : await startMailListener(intake, { host: rt.config.host, port: smtpPort, log: rt.log });
   if (opts.timer !== false) scheduler.start();
   return {
@@ -105,6 +108,6 @@ export async function startSources(
 
 export const sourcesService: ServiceModule = {
   name: "sources",
-  schema: { name: "sources", migrations: join(import.meta.dir, "migrations") },
+  schema: { name: "sources", migrations: join(import.meta.dir, "migrations"), queue: true },
   start: (rt) => startSources(rt),
 };

@@ -1,10 +1,10 @@
 // The inbound SMTP listener of email inboxes (smtp-server): mail only for known inbox addresses, at most
-// mailSizeLimit bytes, each message handed to the intake. Nothing a sender does (malformed MIME, a message cut
-// off, a dropped connection) reaches past its own message.
+// mailSizeLimit bytes, each message kept by the intake before it is answered 250. Nothing a sender does (malformed
+// MIME, a message cut off, a dropped connection) reaches past its own message, and no fault of ours is answered
+// with a 5xx: senders take those as bounces, and newsletters unsubscribe addresses that bounce.
 import type { Logger } from "@trove/log";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import type { MailIntake } from "./mail-intake.ts";
-import { MailRefused } from "./pooled-reading.ts";
+import { MailRefused, type MailIntake } from "./mail-intake.ts";
 
 /** The largest message taken (advertised with SIZE; a longer DATA stream is read to its end and refused with 552). */
 export const mailSizeLimit = 10 * 1024 * 1024;
@@ -64,12 +64,17 @@ export function startMailListener(intake: MailIntake, opts: { host: string; port
         }
         const recipients = session.envelope.rcptTo.map((r) => r.address);
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
-        intake.take(Buffer.concat(chunks), recipients, from, Math.floor(Date.now() / 1000)).then(
+        // 250 only once the message is kept (committed): from then on it becomes items or a listed failure.
+        intake.take(Buffer.concat(chunks), recipients, from).then(
           () => callback(),
           (err) => {
-            log.warn({ err: (err as Error).message }, "a message could not be taken");
-            if (err instanceof MailRefused) callback(smtpError(err.responseCode, err.message));
-            else callback(smtpError(554, "5.6.0 the message could not be read"));
+            if (err instanceof MailRefused) {
+              log.info({ code: err.responseCode, reason: err.message }, "a message was not taken");
+              return callback(smtpError(err.responseCode, err.message));
+            }
+            // Ours (the database, most likely): the sender keeps the message and tries again later.
+            log.error({ err }, "a message could not be kept");
+            callback(smtpError(451, "4.3.0 temporary failure; try again later"));
           },
         );
       });

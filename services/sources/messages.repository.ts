@@ -26,18 +26,29 @@ export interface MessageRow {
   confirmation: Confirmation | null;
 }
 
-export type NewMessage = Omit<MessageRow, "id">;
+/** A message's listing for one inbox, with the spool row it came from (one listing per message and inbox). */
+export type NewMessage = Omit<MessageRow, "id"> & { spool_id: string };
 
 const table = "sources.messages";
 
 export class MessagesRepository {
   constructor(private readonly db: Kysely<any>) {}
 
-  async add(m: NewMessage): Promise<void> {
-    await this.db
+  /** Lists a message for an inbox; false (nothing written) when it is listed there already (a job run again). */
+  async add(m: NewMessage): Promise<boolean> {
+    const row = await this.db
       .insertInto(table)
       .values({ id: newId(), ...m, confirmation: m.confirmation === null ? null : JSON.stringify(m.confirmation) })
-      .execute();
+      .onConflict((oc) => oc.columns(["spool_id", "source_id"]).doNothing())
+      .returning("id")
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The inboxes a spooled message is listed in already. */
+  async listedIn(spoolId: string): Promise<Set<string>> {
+    const rows = await this.db.selectFrom(table).select("source_id").where("spool_id", "=", spoolId).execute();
+    return new Set(rows.map((r) => r.source_id as string));
   }
 
   async list(accountId: string, sourceId: string, limit: number, offset: number): Promise<{ rows: MessageRow[]; count: number }> {

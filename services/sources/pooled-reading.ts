@@ -19,28 +19,25 @@ export const entriesReadDeadlineMs = 10_000;
 /** How long looking for a page's feed link may take (its first 1,000,000 characters are read). */
 export const feedLinkDeadlineMs = 10_000;
 
-/** A message the listener refuses, with the SMTP reply the sender gets. */
-export class MailRefused extends Error {
-  override name = "MailRefused";
-  constructor(
-    readonly responseCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
+/**
+ * A received message that cannot be read, in time or at all: its job fails for good with this reason (the inboxes
+ * list it as failed). Any other error of the reading (the pool busy or closed) is worth another try.
+ */
+export class MailUnreadable extends Error {
+  override name = "MailUnreadable";
 }
 
 export class PooledReading {
   constructor(private readonly workers: Pick<WorkerPool, "run">) {}
 
-  /** The message parsed and read for each inbox; refused (MailRefused) when it cannot be read in time or at all. */
+  /** The message parsed and read for each inbox; MailUnreadable when it cannot be read in time or at all. */
   async mail(raw: Buffer, envelopeFrom: string, inboxes: InboxRules[]): Promise<MailTaskOutput> {
     try {
       return await this.workers.run<MailTaskOutput>(mailTaskName, { raw, envelopeFrom, inboxes }, { deadlineMs: mailReadDeadlineMs });
     } catch (err) {
-      if (err instanceof PoolBusyError || err instanceof PoolClosedError) throw new MailRefused(451, "4.3.2 too busy to read the message now; try again later");
-      if (err instanceof WorkerTimeoutError) throw new MailRefused(554, `5.6.0 the message could not be read within ${mailReadDeadlineMs / 1000} s`);
-      throw new MailRefused(554, "5.6.0 the message could not be read");
+      if (err instanceof PoolBusyError || err instanceof PoolClosedError) throw err;
+      if (err instanceof WorkerTimeoutError) throw new MailUnreadable(`the message could not be read within ${mailReadDeadlineMs / 1000} s`);
+      throw new MailUnreadable("the message could not be read");
     }
   }
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { addClientKey, bobKey, freePort, startTrove, type TestTrove } from "@trove/testing";
+import { addClientKey, bobKey, eventually, freePort, startTrove, type TestTrove } from "@trove/testing";
 import nodemailer from "nodemailer";
 import { feedServer } from "./feeds.ts";
 
@@ -105,7 +105,8 @@ describe("what a failed mail shows", () => {
     for (let i = 0; i < 4; i++) {
       await transport.sendMail({ from: "Private Sender <private.sender@letters.example>", to: inbox.inboxAddress, subject: `Letter ${i}`, text: `Letter number ${i}.` });
     }
-    // A mail is taken in before the SMTP answer, so the inbox's record is there once sendMail returns.
+    // Each mail answered 250 becomes an item or a listed failure once it has been read.
+    await eventually(async () => (await call(`/api/sources/${inbox.id}/messages`, { key: bobKey })).body.messages.length === 4, 30_000);
     const source = (await call(`/api/sources/${inbox.id}`, { key: bobKey })).body.source;
     expect(source.lastError).toStartWith("a message was not added: quota reached");
     expect(source.lastError).not.toContain("letters.example");
