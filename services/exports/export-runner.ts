@@ -56,8 +56,15 @@ export class ExportRunner {
       }
       await writer.finish();
       await stored;
-      const now = nowSeconds();
-      const expiresAt = now + this.opts.retentionHours * 3600;
+    } catch (err) {
+      writer.abort(err);
+      await stored.catch(() => {});
+      await this.blobs.delete(key).catch(() => {});
+      throw err;
+    }
+    const now = nowSeconds();
+    const expiresAt = now + this.opts.retentionHours * 3600;
+    try {
       // Completed, and its file's deletion due at its expiry, in one step with the queue's job; refused (LeaseLost)
       // when another replica took the job over meanwhile: its own run writes the file.
       await ctx.complete(async (uow) => {
@@ -65,8 +72,6 @@ export class ExportRunner {
         await this.queue.enqueue(uow, queueNames.expiry, { jobId: job.id } satisfies JobPayload, { runAt: expiresAt * 1000, accountId: job.account_id });
       });
     } catch (err) {
-      writer.abort(err);
-      await stored.catch(() => {});
       await this.blobs.delete(key).catch(() => {});
       throw err;
     }
