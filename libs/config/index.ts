@@ -65,7 +65,7 @@ export interface Config {
   importHostGapMs: number;
   /** Export (and, apart, import) jobs one account may have queued or running at once (TROVE_MAX_OPEN_JOBS). */
   maxOpenJobs: number;
-  /** Jobs one exports replica runs at once (TROVE_JOB_WORKERS); 0: it serves the routes and runs no job. */
+  /** Export (and, apart, import) jobs one exports replica runs at once (TROVE_JOB_WORKERS); 0: it runs none. */
   jobWorkers: number;
   /** The longest an exports replica sleeps between looks for queued or abandoned jobs (TROVE_JOBS_TICK_MS). */
   jobsTickMs: number;

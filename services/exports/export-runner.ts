@@ -4,13 +4,14 @@
 import { exportPageSubject, type ExportPageReply, type ExportPageRequest } from "@trove/contracts";
 import type { BlobStore, ByteSource } from "@trove/blobs";
 import type { Bus } from "@trove/bus";
-import { nextTurn, nowSeconds } from "@trove/db";
+import { newId, nextTurn, nowSeconds } from "@trove/db";
 import { callerHeaders } from "@trove/host";
+import type { JobContext, QueueSet } from "@trove/jobs";
 import { exportWriter } from "@trove/portability";
 import { pageRequest, type ExportFormat } from "./exports.service.ts";
 import type { ExportParams } from "./job-view.ts";
-import type { JobRow, JobsRepository } from "./jobs.repository.ts";
-import { LeaseLost, type Lease } from "./lease.ts";
+import type { JobsRepository } from "./jobs.repository.ts";
+import { queueNames, type JobPayload } from "./queue-names.ts";
 
 /** Records asked for per page; the items service also cuts a page at a byte budget of content. */
 const pageRecords = 200;
@@ -18,18 +19,22 @@ const pageRecords = 200;
 export class ExportRunner {
   constructor(
     private readonly jobs: JobsRepository,
+    private readonly queue: QueueSet,
     private readonly bus: Bus,
     private readonly blobs: BlobStore,
     private readonly opts: { requestTimeoutMs: number; retentionHours: number },
   ) {}
 
-  async run(job: JobRow, lease: Lease): Promise<void> {
+  /** One run of the job; a run after an interrupted one starts over. Ends the queue's job as it completes. */
+  async run(ctx: JobContext<JobPayload>): Promise<void> {
+    const job = await this.jobs.byId(ctx.job.payload.jobId);
+    if (!job || job.status === "completed" || job.status === "failed") return;
     const params = job.params as unknown as ExportParams;
-    // One key per attempt: a replica that lost the job (too slow to renew its lease) and cleans up after itself
-    // never removes the file of the replica that took the job over.
-    const key = `export-${job.id}-${job.attempts}`;
     // A resumed job starts over, counters included.
-    await this.jobs.resetExport(job.id, lease.owner);
+    await ctx.write((uow) => this.jobs.on(uow).start(job.id, nowSeconds(), true));
+    // One key per run: a replica that lost the job (too slow to renew its lease) and cleans up after itself never
+    // removes the file of the replica that took the job over.
+    const key = `export-${job.id}-${ctx.job.attempt}-${newId().slice(-12)}`;
     const writer = exportWriter(job.format as ExportFormat, { includeContent: params.includeContent, includeNotes: params.includeNotes, exportedAt: nowSeconds() });
     let size = 0;
     const stored = this.blobs.putStream(key, counted(writer.output, (n) => (size += n)));
@@ -40,12 +45,12 @@ export class ExportRunner {
       let after: string | undefined;
       for (;;) {
         await nextTurn();
-        lease.check();
+        ctx.signal.throwIfAborted();
         const request: ExportPageRequest = { ...pageRequest(params), limit: pageRecords, ...(after ? { after } : {}) };
         const page = (await this.bus.request(exportPageSubject, request, { timeoutMs: this.opts.requestTimeoutMs, headers: callerHeaders(job.caller) })) as ExportPageReply;
         await writer.write(page.records);
         count += page.records.length;
-        await this.jobs.setExportProgress(job.id, lease.owner, count);
+        await ctx.write((uow) => this.jobs.on(uow).setExportProgress(job.id, count));
         if (page.next === null) break;
         after = page.next;
       }
@@ -58,9 +63,18 @@ export class ExportRunner {
       throw err;
     }
     const now = nowSeconds();
-    const done = await this.jobs.completeExport(job.id, lease.owner, { blob: key, itemCount: count, sizeBytes: size, now, expiresAt: now + this.opts.retentionHours * 3600 });
-    // Another replica took the job over meanwhile (this one was too slow to renew): its own run writes the file.
-    if (!done) throw new LeaseLost();
+    const expiresAt = now + this.opts.retentionHours * 3600;
+    try {
+      // Completed, and its file's deletion due at its expiry, in one step with the queue's job; refused (LeaseLost)
+      // when another replica took the job over meanwhile: its own run writes the file.
+      await ctx.complete(async (uow) => {
+        await this.jobs.on(uow).completeExport(job.id, { blob: key, itemCount: count, sizeBytes: size, now, expiresAt });
+        await this.queue.enqueue(uow, queueNames.expiry, { jobId: job.id } satisfies JobPayload, { runAt: expiresAt * 1000, accountId: job.account_id });
+      });
+    } catch (err) {
+      await this.blobs.delete(key).catch(() => {});
+      throw err;
+    }
   }
 }
 

@@ -2,11 +2,14 @@
 // download of a completed one (streamed by the gateway from the blob store).
 import { exportPageSubject, isScoped, type BlobReply, type Caller, type ExportPageRequest, type PortableStatus } from "@trove/contracts";
 import type { Bus } from "@trove/bus";
-import { newId, nowSeconds } from "@trove/db";
+import type { Kysely } from "kysely";
+import { inTransaction, newId, nowSeconds } from "@trove/db";
 import { AppError, notFound } from "@trove/errors";
 import { callerHeaders } from "@trove/host";
+import type { QueueSet } from "@trove/jobs";
 import { exportView, type ExportParams } from "./job-view.ts";
-import type { JobsRepository } from "./jobs.repository.ts";
+import type { JobsRepository, NewJob } from "./jobs.repository.ts";
+import { queueNames, type JobPayload } from "./queue-names.ts";
 
 export const exportFormats = {
   markdown_zip: { contentType: "application/zip", extension: "zip" },
@@ -26,13 +29,13 @@ export interface ExportRequest {
 
 export class ExportsService {
   constructor(
+    private readonly db: Kysely<any>,
     private readonly jobs: JobsRepository,
+    private readonly queue: QueueSet,
     private readonly bus: Bus,
     private readonly requestTimeoutMs: number,
     /** Open (queued or running) jobs one account may have of each kind; one more answers 429 too_many_jobs. */
     private readonly maxOpenJobs: number,
-    /** Tells the job loop there is work (this replica takes it up at once). */
-    private readonly poke: () => void,
   ) {}
 
   async create(caller: Caller, body: ExportRequest) {
@@ -49,12 +52,14 @@ export class ExportsService {
       headers: callerHeaders(caller),
     });
     const id = newId();
-    const made = await this.jobs.createWithin(
+    const made = await createJob(
+      this.db,
+      this.jobs,
+      this.queue,
       { id, accountId: caller.accountId, kind: "export", format: body.format, params: { ...params }, caller, blob: null, fileName: null, sizeBytes: 0, now: nowSeconds() },
       this.maxOpenJobs,
     );
     if (!made) throw tooManyJobs("export", this.maxOpenJobs);
-    this.poke();
     return { export: exportView((await this.jobs.get(caller.accountId, "export", id, ownKey(caller)))!) };
   }
 
@@ -107,6 +112,18 @@ export function pageRequest(p: ExportParams): Omit<ExportPageRequest, "limit"> {
  * whole library.
  */
 export const ownKey = (caller: Caller): string | undefined => (isScoped(caller) ? caller.keyId : undefined);
+
+/**
+ * Makes the job's row and its queue job (same id) in one unit of work, unless the account has `limit` open jobs of
+ * the kind; false then. A replica's worker is woken once it commits.
+ */
+export async function createJob(db: Kysely<any>, jobs: JobsRepository, queue: QueueSet, job: NewJob, limit: number): Promise<boolean> {
+  return inTransaction(db, async (uow) => {
+    if (!(await jobs.on(uow).createWithin(job, limit))) return false;
+    await queue.enqueue(uow, queueNames[job.kind], { jobId: job.id } satisfies JobPayload, { id: job.id, accountId: job.accountId });
+    return true;
+  });
+}
 
 export const tooManyJobs = (kind: "export" | "import", limit: number) =>
   new AppError("too_many_jobs", `at most ${limit} ${kind} jobs may be queued or running at once; wait for one to finish`, { limit });

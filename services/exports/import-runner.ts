@@ -1,8 +1,8 @@
 // Runs one import job: parses the uploaded file on the worker pool (with a deadline), then saves its entries
 // through the items service a batch at a time, as the key that started the job (dedupe, quota and events apply as
 // for any save). Each batch's outcome is recorded in one step with the job's progress, so a job taken up again
-// after a restart goes on from the first entry not recorded. Entries saved without content are queued for the
-// background fetcher.
+// after a restart goes on from the first entry not recorded. Each entry saved without content gets a page fetch job
+// in the same step.
 import {
   accountCallerSubject,
   importEntriesSubject,
@@ -16,33 +16,36 @@ import type { BlobStore } from "@trove/blobs";
 import type { Bus } from "@trove/bus";
 import { nextTurn, nowSeconds } from "@trove/db";
 import { callerHeaders } from "@trove/host";
+import { failNow, type JobContext, type QueueSet } from "@trove/jobs";
 import { importParseTaskName } from "@trove/portability";
 import { TaskFailedError, WorkerTimeoutError, type WorkerPool } from "@trove/workers";
+import type { FetchesRepository } from "./fetches.repository.ts";
 import type { ImportProgress, JobRow, JobsRepository } from "./jobs.repository.ts";
-import type { Lease } from "./lease.ts";
+import { queueNames, type JobPayload, type PageFetchPayload } from "./queue-names.ts";
 
 /** Entries per request to the items service. */
 const batchEntries = 100;
 /** The deadline of parsing one file on a worker. */
 const parseDeadlineMs = 120_000;
 
-/** A job that cannot go on, with the reason its summary shows. */
-export class ImportFailed extends Error {}
-
 export class ImportRunner {
   constructor(
     private readonly jobs: JobsRepository,
+    private readonly fetches: FetchesRepository,
+    private readonly queue: QueueSet,
     private readonly bus: Bus,
     private readonly blobs: BlobStore,
     private readonly workers: WorkerPool,
     private readonly opts: { requestTimeoutMs: number },
-    /** Wakes the background fetcher once entries wait for their pages. */
-    private readonly fetchesQueued: () => void,
   ) {}
 
-  async run(job: JobRow, lease: Lease): Promise<void> {
+  /** One run of the job, from the first entry whose outcome is not recorded. Ends the queue's job as it completes. */
+  async run(ctx: JobContext<JobPayload>): Promise<void> {
+    const job = await this.jobs.byId(ctx.job.payload.jobId);
+    if (!job || job.status === "completed" || job.status === "failed") return;
+    await ctx.write((uow) => this.jobs.on(uow).start(job.id, nowSeconds(), false));
     const bytes = job.blob ? await this.blobs.get(job.blob) : undefined;
-    if (!bytes) throw new ImportFailed("the uploaded file is no longer stored");
+    if (!bytes) throw failNow("the uploaded file is no longer stored");
     const parsed = await this.parse(bytes, job.format as ImportFormat);
     // Some reasons describe an entry that was still read, with a part missing (its highlights, its page): listed
     // with the failures for the user to see, not counted as entries lost.
@@ -50,12 +53,12 @@ export class ImportRunner {
     const lost = parsed.errors.filter((e) => !e.partial);
     const unreadable = lost.length;
     const total = parsed.entries.length + unreadable;
-    if (Number(job.entries) !== total) await this.jobs.setEntries(job.id, lease.owner, total);
+    if (Number(job.entries) !== total) await ctx.write((uow) => this.jobs.on(uow).setEntries(job.id, total));
     // Entries the file could not give are the first failures (recorded once: a resumed job finds them there).
     let processed = Number(job.processed);
     if (processed === 0 && parsed.errors.length > 0) {
       const failures = [...lost, ...partial].map((e, seq) => ({ seq, idx: e.index, url: e.hint ?? null, reason: e.reason }));
-      await this.record(job, lease, { ...emptyProgress(), processed: unreadable, failed: unreadable, failures });
+      await this.record(ctx, job, { ...emptyProgress(), processed: unreadable, failed: unreadable, failures });
       processed = unreadable;
     }
     // Failure rows are numbered in one sequence: the file's own first, then the entries the items service refused.
@@ -63,16 +66,17 @@ export class ImportRunner {
     const caller = await this.currentCaller(job.caller);
     for (let i = processed - unreadable; i < parsed.entries.length; i += batchEntries) {
       await nextTurn();
-      lease.check();
+      ctx.signal.throwIfAborted();
       const batch = parsed.entries.slice(i, i + batchEntries);
       const reply = (await this.bus.request(importEntriesSubject, { entries: batch }, { timeoutMs: this.opts.requestTimeoutMs * 2, headers: callerHeaders(caller) })) as ImportEntriesReply;
       const progress = tally(batch, reply, i, nextSeq, parsed.entries.length);
       nextSeq += progress.failed;
-      await this.record(job, lease, progress);
-      if (progress.fetches.length > 0) this.fetchesQueued();
+      await this.record(ctx, job, progress);
       if (progress.stoppedBy) break;
     }
-    await this.jobs.completeImport(job.id, lease.owner, nowSeconds(), parsed.truncated ? `the file ends early (${parsed.truncated}); what was readable was imported` : null);
+    const note = parsed.truncated ? `the file ends early (${parsed.truncated}); what was readable was imported` : null;
+    await ctx.complete((uow) => this.jobs.on(uow).completeImport(job.id, nowSeconds(), note));
+    // Only once completed: a replica that takes over an unfinished job reads the file again.
     if (job.blob) await this.blobs.delete(job.blob).catch(() => {});
   }
 
@@ -81,15 +85,20 @@ export class ImportRunner {
       return (await this.workers.run(importParseTaskName, { bytes, format }, { deadlineMs: parseDeadlineMs })) as ImportParseResult;
     } catch (err) {
       // The parser's own refusals (a zip bomb, a file that is not this format) carry their reason.
-      if (err instanceof TaskFailedError && err.errorName === "ImportFileError") throw new ImportFailed(err.message);
-      if (err instanceof WorkerTimeoutError) throw new ImportFailed(`the file could not be read within ${parseDeadlineMs / 1000} s`);
+      if (err instanceof TaskFailedError && err.errorName === "ImportFileError") throw failNow(err.message);
+      if (err instanceof WorkerTimeoutError) throw failNow(`the file could not be read within ${parseDeadlineMs / 1000} s`);
       throw err;
     }
   }
 
-  private async record(job: JobRow, lease: Lease, p: ImportProgress): Promise<void> {
-    if (!(await this.jobs.recordImport(job.id, lease.owner, p))) lease.lost = true;
-    lease.check();
+  /** A batch's outcome, and a fetch job for each page it leaves to fetch, in one unit of work under the run's lease. */
+  private async record(ctx: JobContext<JobPayload>, job: JobRow, p: ImportProgress): Promise<void> {
+    await ctx.write(async (uow) => {
+      await this.jobs.on(uow).recordImport(job.id, p);
+      const added = await this.fetches.on(uow).add(job.id, p.fetches);
+      const fetches = added.map((f) => ({ payload: { jobId: job.id, ...f } satisfies PageFetchPayload, accountId: job.account_id }));
+      await this.queue.enqueueMany(uow, queueNames.pageFetch, fetches);
+    });
   }
 
   /** The key that started the job with the account's plan as it is now (it may have changed since). */

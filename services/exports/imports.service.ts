@@ -2,12 +2,15 @@
 // naming its format, listing and reading jobs with the reasons of failed entries.
 import { importFormats, isScoped, type Caller, type ImportFormat } from "@trove/contracts";
 import type { BlobStore } from "@trove/blobs";
+import type { Kysely } from "kysely";
 import { newId, nowSeconds } from "@trove/db";
 import { AppError, notFound } from "@trove/errors";
+import type { QueueSet } from "@trove/jobs";
 import { detectFormat } from "@trove/portability";
+import type { FetchesRepository } from "./fetches.repository.ts";
 import { importView } from "./job-view.ts";
 import type { JobsRepository } from "./jobs.repository.ts";
-import { ownKey, tooManyJobs } from "./exports.service.ts";
+import { createJob, ownKey, tooManyJobs } from "./exports.service.ts";
 
 export interface ImportRequest {
   file: string;
@@ -19,10 +22,12 @@ const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export class ImportsService {
   constructor(
+    private readonly db: Kysely<any>,
     private readonly jobs: JobsRepository,
+    private readonly fetches: FetchesRepository,
+    private readonly queue: QueueSet,
     private readonly blobs: BlobStore,
     private readonly maxOpenJobs: number,
-    private readonly poke: () => void,
   ) {}
 
   async create(caller: Caller, query: { format?: ImportFormat; fileName?: string }, body: ImportRequest) {
@@ -44,7 +49,10 @@ export class ImportsService {
     await this.blobs.put(blob, bytes);
     let made = false;
     try {
-      made = await this.jobs.createWithin(
+      made = await createJob(
+        this.db,
+        this.jobs,
+        this.queue,
         { id, accountId: caller.accountId, kind: "import", format, params: {}, caller, blob, fileName, sizeBytes: bytes.byteLength, now: nowSeconds() },
         this.maxOpenJobs,
       );
@@ -52,20 +60,19 @@ export class ImportsService {
       if (!made) await this.blobs.delete(blob).catch(() => {});
     }
     if (!made) throw tooManyJobs("import", this.maxOpenJobs);
-    this.poke();
     return { import: importView((await this.jobs.get(caller.accountId, "import", id, ownKey(caller)))!) };
   }
 
   async list(caller: Caller, limit: number, offset: number) {
     const { rows, count } = await this.jobs.list(caller.accountId, "import", limit, offset, ownKey(caller));
-    const fetches = await this.jobs.fetchCounts(rows.map((r) => r.id));
+    const fetches = await this.fetches.counts(rows.map((r) => r.id));
     return { imports: rows.map((r) => importView(r, fetches.get(r.id))), limit, offset, count };
   }
 
   async get(caller: Caller, id: string, limit: number, offset: number) {
     const row = await this.jobs.get(caller.accountId, "import", id, ownKey(caller));
     if (!row) throw notFound("import");
-    const fetches = await this.jobs.fetchCounts([id]);
+    const fetches = await this.fetches.counts([id]);
     const failures = await this.jobs.failures(id, limit, offset);
     return {
       import: importView(row, fetches.get(id)),

@@ -1,48 +1,53 @@
-// The politeness rule of the background fetch, on the real database: one fetch in flight per host, the next one
-// to that host only `gap` after the last finished, other hosts meanwhile; a fetch whose runner vanished is taken
-// again once its lease ran out. No replica runs jobs here (TROVE_JOB_WORKERS=0), so only this test claims.
+// The background fetch of imported pages, through the gateway (PGlite + the in-process bus, or PostgreSQL + NATS):
+// a fetch that meets a failing items service is tried again later, not failed for good. The politeness rule (one
+// fetch per host at a time, a gap between two) is the work queue's group rule, tested in libs/jobs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTrove, type TestTrove } from "@trove/testing";
-import { FetchesRepository } from "../fetches.repository.ts";
+import { acceptWrites, eventually, refuseWrites, startPageServer, startTrove, type PageServer, type TestTrove } from "@trove/testing";
+import { waitForJob } from "./helpers.ts";
 
 let trove: TestTrove;
-let repo: FetchesRepository;
+let pages: PageServer;
 beforeAll(async () => {
-  trove = await startTrove({ TROVE_JOB_WORKERS: "0" });
-  repo = new FetchesRepository(trove.db);
-  await trove.db
-    .insertInto("exports.jobs")
-    .values({ id: "job-1", account_id: "acc", kind: "import", status: "completed", format: "netscape_html", params: "{}", caller: '{"accountId":"acc"}', created_at: 1 })
-    .execute();
-  const fetches = [
-    ["a.test", "i1"],
-    ["a.test", "i2"],
-    ["b.test", "i3"],
-  ];
-  await trove.db.insertInto("exports.fetches").values(fetches.map(([host, item]) => ({ job_id: "job-1", item_id: item, host, state: "pending" }))).execute();
-  await trove.db.insertInto("exports.fetch_hosts").values([{ host: "a.test", next_at: 0 }, { host: "b.test", next_at: 0 }]).execute();
+  pages = startPageServer();
+  trove = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_IMPORT_HOST_GAP_MS: "10", TROVE_JOBS_TICK_MS: "100" });
 });
-afterAll(() => trove.stop());
+afterAll(async () => {
+  await acceptWrites(trove.db, "items").catch(() => {});
+  await trove.stop();
+  pages.stop();
+});
 
-describe("background fetch politeness", () => {
-  test("one fetch per host at a time, `gap` apart; other hosts go on; a vanished runner's fetch is retried", async () => {
-    const t0 = 1_000_000;
-    const first = await repo.claim(t0, 60_000);
-    const second = await repo.claim(t0, 60_000);
-    expect(new Set([first?.host, second?.host])).toEqual(new Set(["a.test", "b.test"]));
-    // Both hosts are busy: nothing more now, however many fetches wait.
-    expect(await repo.claim(t0 + 1, 60_000)).toBeUndefined();
-    const onA = first!.host === "a.test" ? first! : second!;
-    await repo.finish(onA, true, null, t0 + 100, 2_000);
-    // a.test is free only `gap` after its fetch finished.
-    expect(await repo.claim(t0 + 1_000, 60_000)).toBeUndefined();
-    expect(await repo.nextDue()).toBe(t0 + 2_100);
-    const next = await repo.claim(t0 + 2_100, 60_000);
-    expect(next).toMatchObject({ host: "a.test", jobId: "job-1" });
-    expect(next!.itemId).not.toBe(onA.itemId);
-    // The b.test runner vanished: its fetch is taken again once the lease ran out, not before.
-    expect(await repo.claim(t0 + 59_999, 60_000)).toBeUndefined();
-    const retried = await repo.claim(t0 + 60_001, 60_000);
-    expect(retried).toMatchObject({ host: "b.test", itemId: "i3" });
+const fetchCounts = async (id: string): Promise<{ pending: number; fetched: number; failed: number }> => {
+  const res = await trove.api(`/api/imports/${id}`);
+  expect(res.status).toBe(200);
+  return (await res.json()).import.fetch;
+};
+
+describe("background fetch", () => {
+  test("a page fetch that meets a failing items service is tried again, and fetched once the service works", async () => {
+    const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="${pages.url}/held" ADD_DATE="1500000000">Held page</A>\n</DL><p>\n`;
+    const res = await trove.api("/api/imports?format=netscape_html", { method: "POST", body: file, headers: { "content-type": "text/html" } });
+    expect(res.status).toBe(200);
+    const id = (await res.json()).import.id as string;
+    expect(await waitForJob(trove, "imports", id)).toMatchObject({ status: "completed", created: 1 });
+
+    // The fetch has reached the page, which answers only when the test says: by then the items service cannot
+    // store what it captured (its items table refuses writes), so the capture fails with a fault of ours.
+    await pages.reached("/held");
+    await refuseWrites(trove.db, "items", ["items"]);
+    pages.release();
+    await eventually(async () => {
+      const failedForGood = (await fetchCounts(id)).failed > 0;
+      const triedAgainLater = trove.logs.some((l) => l.queue === "exports.page-fetch" && l.msg === "job will run again");
+      return failedForGood || triedAgainLater;
+    }, 30_000);
+
+    // The service works again: the fetch is tried again and stores the page.
+    await acceptWrites(trove.db, "items");
+    let counts = await fetchCounts(id);
+    await eventually(async () => (counts = await fetchCounts(id)).pending === 0, 60_000);
+    expect(counts).toEqual({ pending: 0, fetched: 1, failed: 0 });
+    const items = (await (await trove.api("/api/items?limit=100")).json()).items as any[];
+    expect(items.find((i) => i.url === `${pages.url}/held`)).toMatchObject({ contentAvailable: true, contentExtractError: null });
   });
 });
