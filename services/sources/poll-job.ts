@@ -4,7 +4,7 @@
 // a crash mid-run); a job that gives up still leaves the source a next poll. A create runs its source's first poll
 // itself, as a job claimed in the create's unit of work, so that a stop or a crash hands it to the next start.
 import type { UnitOfWork } from "@trove/db";
-import { defineQueue, type Claim, type QueueDefinition, type QueueSet } from "@trove/jobs";
+import { defineQueue, type Claim, type QueueSet } from "@trove/jobs";
 import type { Logger } from "@trove/log";
 import type { RunReport, SourceRunner } from "./source-runner.ts";
 import { SourcesRepository, type SourceRow } from "./sources.repository.ts";
@@ -36,12 +36,11 @@ export interface SourcePollsDeps {
 }
 
 export class SourcePolls {
-  readonly definition: QueueDefinition<PollPayload>;
   /** The time a test's runDue() was given, while it runs. */
   private fixedNow: number | undefined;
 
   constructor(private readonly deps: SourcePollsDeps) {
-    this.definition = deps.jobs.register(
+    deps.jobs.register(
       defineQueue<PollPayload>({
         name: pollQueueName,
         maxAttempts: pollMaxAttempts,
