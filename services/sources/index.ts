@@ -1,10 +1,11 @@
-// The sources service: sources and their settings, status and event log, OPML import and export, and the scheduler
-// that runs them (feeds, channels, X through a bridge) and adds their entries as items through the items service.
+// The sources service: sources and their settings, status and event log, OPML import and export, and their polls
+// (feeds, channels, X through a bridge) on the work queue, which add their entries as items through the items service.
 // Email inboxes take mail through an SMTP listener on TROVE_SMTP_PORT into a spool, and the `mail` queue makes it
 // items (see docs/decisions.md, "Sources").
 import { join } from "node:path";
 import { feedParseTaskName } from "@trove/feeds";
 import { serveOperations, type RunningService, type Runtime, type ServiceModule } from "@trove/host";
+import { QueueSet } from "@trove/jobs";
 import { checkTarget, urlRefusal } from "@trove/webfetch";
 import { discoverFeed } from "./discovery.ts";
 import { sourcesEndpoints } from "./endpoints.ts";
@@ -12,24 +13,28 @@ import { EntriesRepository } from "./entries.repository.ts";
 import { feedFetchLimits } from "./feed-fetch.ts";
 import { FeedPoller, feedParseDeadlineMs } from "./feed-poller.ts";
 import { ItemWriter } from "./item-writer.ts";
-import { LeasesRepository } from "./leases.repository.ts";
 import { MailIntake } from "./mail-intake.ts";
 import { mailQueue } from "./mail-job.ts";
 import { startMailListener, type MailListener } from "./mail-listener.ts";
 import { MessagesRepository } from "./messages.repository.ts";
 import { MessagesService } from "./messages.service.ts";
 import { OpmlService } from "./opml.service.ts";
+import { SourcePolls } from "./poll-job.ts";
 import { PooledReading } from "./pooled-reading.ts";
-import { Scheduler, defaultConcurrency, defaultLeaseTtlSec, defaultStopGraceMs } from "./scheduler.ts";
 import { SourceEventsRepository } from "./source-events.repository.ts";
 import { SourceRunner } from "./source-runner.ts";
 import { SourcesRepository } from "./sources.repository.ts";
 import { SourcesService } from "./sources.service.ts";
 
 export interface SourcesStartOptions {
-  /** false: no timer; sources run only when runDue() is called (tests drive the clock). Default true. */
+  /**
+   * The queues the polls run on: the service module passes the host's (started and stopped by the host). Without
+   * it (another replica in this process, in tests) the replica has queues of its own, stopped with it.
+   */
+  jobs?: QueueSet;
+  /** false: those queues of its own never work by themselves; polls run only when runDue() is called (tests drive the clock). */
   timer?: boolean;
-  /** The longest sleep between looks at the table; default the config's TROVE_SOURCES_TICK_MS (a minute). */
+  /** The longest sleep between looks for due polls; default the config's TROVE_SOURCES_TICK_MS (a minute). */
   maxSleepMs?: number;
   /** The SMTP port; default the config's TROVE_SMTP_PORT (0: no mail listener). */
   smtpPort?: number;
@@ -39,12 +44,12 @@ export interface SourcesStartOptions {
 export async function startSources(
   rt: Runtime,
   opts: SourcesStartOptions = {},
-): Promise<RunningService & { scheduler: Scheduler; mail: MailListener | null }> {
+): Promise<RunningService & { polls: SourcePolls; mail: MailListener | null }> {
   const db = rt.database.db;
-  const owner = `sources-${crypto.randomUUID()}`;
+  // Named in each run's event, so an operator sees which replicas share the polling.
+  const replica = `sources-${crypto.randomUUID()}`;
   const fetchDeps = { allowPrivate: rt.config.allowPrivateNetwork, resolver: rt.resolver };
   const events = new SourceEventsRepository(db);
-  const leases = new LeasesRepository(db);
   const entries = new EntriesRepository(db);
   const writer = new ItemWriter(rt.bus, rt.config.requestTimeoutMs);
   const reading = new PooledReading(rt.workers);
@@ -57,25 +62,23 @@ export async function startSources(
     inboxDomain: rt.config.inboxDomain,
     log: rt.log,
   });
-  const runner = new SourceRunner(leases, events, poller, { youtubeFeedUrl: rt.config.youtubeFeedUrl, xRssUrlTemplate: rt.config.xRssUrlTemplate }, owner, rt.log);
-  const scheduler = new Scheduler(leases, runner, {
-    owner,
-    leaseTtlSec: defaultLeaseTtlSec,
-    concurrency: defaultConcurrency,
-    maxSleepMs: opts.maxSleepMs ?? rt.config.sourcesTickMs,
-    stopGraceMs: defaultStopGraceMs,
-    log: rt.log,
-  });
+  const ownJobs = opts.jobs
+    ? undefined
+    : new QueueSet({ db, schema: "sources", log: rt.log.child({ jobs: "sources" }), leaseMs: rt.config.jobLeaseMs, bus: rt.bus, clock: () => polls.now() });
+  const jobs = opts.jobs ?? ownJobs!;
+  const runner = new SourceRunner(poller, jobs, { youtubeFeedUrl: rt.config.youtubeFeedUrl, xRssUrlTemplate: rt.config.xRssUrlTemplate }, replica, rt.log);
+  const repo = new SourcesRepository(db);
+  const polls: SourcePolls = new SourcePolls({ jobs, runner, sources: repo, tickMs: opts.maxSleepMs ?? rt.config.sourcesTickMs, log: rt.log });
   const isFeed = (text: string) =>
     rt.workers.run(feedParseTaskName, { text }, { deadlineMs: feedParseDeadlineMs }).then(
       () => true,
       () => false,
     );
-  const repo = new SourcesRepository(db);
-  const sources = new SourcesService(repo, events, { inboxDomain: rt.config.inboxDomain }, {
-    leaseFor: (now) => scheduler.leaseFor(now),
-    firstPoll: (row) => scheduler.runLeased(row, async (report) => ({ report, row: (await repo.get(row.account_id, row.id)) ?? row })),
-    wake: () => scheduler.wake(),
+  const sources = new SourcesService(db, repo, events, { inboxDomain: rt.config.inboxDomain }, {
+    schedule: (uow, row) => polls.schedule(uow, row),
+    cancel: (uow, id) => polls.cancel(uow, id),
+    claimFirst: (uow, row) => polls.claimFirst(uow, row),
+    runFirst: (claim, row) => polls.runFirst(claim, row),
     discover: (site) => discoverFeed(site, fetchDeps, isFeed, (html, base) => reading.feedLink(html, base)),
     checkFeedUrl: async (url) => {
       try {
@@ -94,14 +97,15 @@ export async function startSources(
   const intake = new MailIntake({ db, jobs: rt.jobs.for("sources"), writer, reading, inboxDomain: rt.config.inboxDomain, spoolBytes: rt.config.mailSpoolBytes, log: rt.log });
   rt.jobs.for("sources").register(mailQueue(intake));
   const mail = smtpPort === 0 ? null : await startMailListener(intake, { host: rt.config.host, port: smtpPort, log: rt.log });
-  if (opts.timer !== false) scheduler.start();
+  if (ownJobs && opts.timer !== false) ownJobs.start();
   return {
-    scheduler,
+    polls,
     mail,
     stop: async () => {
       await mail?.stop();
       for (const s of subs) await s.stop();
-      await scheduler.stop();
+      // The host's queues are the host's to stop (after every service has stopped taking work in).
+      await ownJobs?.stop(rt.config.stopGraceMs);
     },
   };
 }
@@ -109,5 +113,5 @@ export async function startSources(
 export const sourcesService: ServiceModule = {
   name: "sources",
   schema: { name: "sources", migrations: join(import.meta.dir, "migrations"), queue: true },
-  start: (rt) => startSources(rt),
+  start: (rt) => startSources(rt, { jobs: rt.jobs.for("sources") }),
 };

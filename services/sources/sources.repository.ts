@@ -39,8 +39,6 @@ export interface SourceRow {
   cursors: Record<string, unknown>;
   created_at: number;
   updated_at: number;
-  lease_owner: string | null;
-  lease_until: number | null;
 }
 
 export interface NewSource {
@@ -55,8 +53,6 @@ export interface NewSource {
   config: Record<string, unknown>;
   settings: SourceSettings;
   cursors: Record<string, unknown>;
-  /** Leased at once to the creating replica, which runs the first poll itself. */
-  lease: { owner: string; until: number } | null;
   now: number;
 }
 
@@ -89,8 +85,6 @@ export class SourcesRepository {
         config: JSON.stringify(s.config),
         settings: JSON.stringify(s.settings),
         cursors: JSON.stringify(s.cursors),
-        lease_owner: s.lease?.owner ?? null,
-        lease_until: s.lease?.until ?? null,
         created_at: s.now,
         updated_at: s.now,
       })

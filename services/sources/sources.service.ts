@@ -1,11 +1,14 @@
 // Sources: create (an equal one is answered instead of a second), read as manifest / settings / sensitive, pause,
 // resume, change settings, delete, and the event log. What a source does when it runs lives with its type's poller.
+import type { Kysely } from "kysely";
 import type { Caller, SourceType } from "@trove/contracts";
-import { newId, nowSeconds } from "@trove/db";
+import { inTransaction, newId, nowSeconds, type UnitOfWork } from "@trove/db";
 import { AppError } from "@trove/errors";
-import type { SourceEventsRepository } from "./source-events.repository.ts";
+import { LeaseLost, type Claim } from "@trove/jobs";
+import type { PollPayload } from "./poll-job.ts";
+import { SourceEventsRepository } from "./source-events.repository.ts";
 import { checkInclude, sourceOf, type SourceInclude } from "./source-view.ts";
-import type { SmartTagRule, SourceRow, SourceSettings, SourcesRepository } from "./sources.repository.ts";
+import { SourcesRepository, type SmartTagRule, type SourceRow, type SourceSettings } from "./sources.repository.ts";
 import type { RunReport } from "./source-runner.ts";
 import { feedAddress, targetOf, type CreateTargetInput } from "./targets.ts";
 
@@ -32,13 +35,18 @@ export interface SourcesOptions {
   inboxDomain: string;
 }
 
-/** What runs sources: the first poll a create answers with, discovery of a site's feed, the SSRF check of a feed URL. */
+/**
+ * What runs sources (poll-job.ts): their polls, queued in the unit of work of the change that makes them due, the
+ * first poll a create runs itself and answers with; discovery of a site's feed, the SSRF check of a feed URL.
+ */
 export interface SourcePolling {
-  leaseFor(now: number): { owner: string; until: number };
-  /** Runs the first poll of a source leased by leaseFor(); answers its report and the source as it then is. */
-  firstPoll(row: SourceRow): Promise<{ report: RunReport; row: SourceRow }>;
-  /** A source became due (resumed): the scheduler looks now. */
-  wake(): void;
+  /** Queues the source's next poll for its `next_poll_at` (nothing for a paused source or an inbox). */
+  schedule(uow: UnitOfWork, row: SourceRow): Promise<void>;
+  cancel(uow: UnitOfWork, sourceId: string): Promise<void>;
+  /** The first poll of a new source, claimed by this replica in the create's unit of work. */
+  claimFirst(uow: UnitOfWork, row: SourceRow): Promise<Claim<PollPayload>>;
+  /** Runs a claimed first poll after the commit; throws LeaseLost when it was given back or taken over. */
+  runFirst(claim: Claim<PollPayload>, row: SourceRow): Promise<{ report: RunReport; row: SourceRow | undefined }>;
   discover(site: string): Promise<string>;
   /** Throws url_not_allowed for an address the SSRF guard refuses. */
   checkFeedUrl(url: string): Promise<void>;
@@ -62,6 +70,7 @@ const fieldsOfType: Record<string, SourceType[]> = {
 
 export class SourcesService {
   constructor(
+    private readonly db: Kysely<any>,
     private readonly repo: SourcesRepository,
     private readonly log: SourceEventsRepository,
     private readonly opts: SourcesOptions,
@@ -81,20 +90,32 @@ export class SourcesService {
 
   /** Registers the source and, when new, runs its first poll here before answering (an inbox has none). */
   async create(caller: Caller, body: CreateInput) {
-    const { row, created } = await this.register(caller, body, { firstPollHere: true });
+    const { row, created, firstPoll } = await this.register(caller, body, { firstPollHere: true });
     if (!created) return { source: sourceOf(row), existing: true };
-    if (row.type === "email_inbox") return { source: sourceOf(row), existing: false };
-    const first = await this.polling.firstPoll(row);
-    return { source: sourceOf(first.row), existing: false, initialRun: first.report };
+    if (!firstPoll) return { source: sourceOf(row), existing: false };
+    let first: Awaited<ReturnType<SourcePolling["runFirst"]>>;
+    try {
+      first = await this.polling.runFirst(firstPoll, row);
+    } catch (err) {
+      if (!(err instanceof LeaseLost)) throw err;
+      // The process is stopping (or lost the poll to another): the source exists and its poll runs again there.
+      throw new AppError("service_unavailable", "the service stopped during the source's first poll; the source is created and is polled shortly (creating it again answers it)");
+    }
+    return { source: sourceOf(first.row ?? row), existing: false, initialRun: first.report };
   }
 
   /**
    * Stores a new source, due for its first poll now, or finds the equal one (`created: false`); validation errors
    * are thrown as for a create. Nothing is fetched for a feed address here (an OPML import registers many sources at
-   * once and leaves their first polls to the scheduler, which it wakes); a site address (`input`) is discovered.
-   * `firstPollHere`: the new source is leased to this replica, whose caller runs the first poll (create).
+   * once and leaves their first polls to the queue's workers); a site address (`input`) is discovered. The source,
+   * its `created` event and its first poll are one unit of work. `firstPollHere`: the first poll is claimed by this
+   * replica, whose caller runs it (create).
    */
-  async register(caller: Caller, body: CreateInput, opts: { firstPollHere?: boolean } = {}): Promise<{ row: SourceRow; created: boolean }> {
+  async register(
+    caller: Caller,
+    body: CreateInput,
+    opts: { firstPollHere?: boolean } = {},
+  ): Promise<{ row: SourceRow; created: boolean; firstPoll?: Claim<PollPayload> }> {
     for (const [field, types] of Object.entries(fieldsOfType)) {
       if ((body as unknown as Record<string, unknown>)[field] !== undefined && !types.includes(body.type)) {
         throw new AppError("validation_failed", `${field} does not apply to ${body.type} sources`, { fields: { [field]: `not a ${body.type} field` } });
@@ -105,27 +126,29 @@ export class SourcesService {
     const settings = settingsOf(defaultSettings, body);
     const config = { ...target.config, ...backfillOf(body) };
     const now = nowSeconds();
-    const { row, created } = await this.repo.insertOrFind(caller.accountId, {
-      id: newId(),
-      type: body.type,
-      name: body.name?.trim() || target.defaultName,
-      target: target.key,
-      inboxAddress: inbox ? target.key : null,
-      pollEveryMin: body.pollEveryMin ?? defaultPollEveryMin,
-      nextPollAt: inbox ? null : now,
-      lastError: null,
-      config,
-      settings,
-      // A feed's title names the source on its first successful run unless the user named it.
-      cursors: inbox || body.name?.trim() ? {} : { nameFromFeed: true },
-      lease: inbox || !opts.firstPollHere ? null : this.polling.leaseFor(now),
-      now,
+    return inTransaction(this.db, async (uow) => {
+      const { row, created } = await new SourcesRepository(uow.db).insertOrFind(caller.accountId, {
+        id: newId(),
+        type: body.type,
+        name: body.name?.trim() || target.defaultName,
+        target: target.key,
+        inboxAddress: inbox ? target.key : null,
+        pollEveryMin: body.pollEveryMin ?? defaultPollEveryMin,
+        nextPollAt: inbox ? null : now,
+        lastError: null,
+        config,
+        settings,
+        // A feed's title names the source on its first successful run unless the user named it.
+        cursors: inbox || body.name?.trim() ? {} : { nameFromFeed: true },
+        now,
+      });
+      if (!created) return { row, created };
+      await new SourceEventsRepository(uow.db).add(caller.accountId, row.id, { type: "created", at: now, detail: { target: sourceOf(row).target } });
+      if (inbox) return { row, created };
+      if (opts.firstPollHere) return { row, created, firstPoll: await this.polling.claimFirst(uow, row) };
+      await this.polling.schedule(uow, row);
+      return { row, created };
     });
-    if (created) {
-      await this.log.add(caller.accountId, row.id, { type: "created", at: now, detail: { target: sourceOf(row).target } });
-      if (!inbox && !opts.firstPollHere) this.polling.wake();
-    }
-    return { row, created };
   }
 
   /**
@@ -147,10 +170,17 @@ export class SourcesService {
   }
 
   async delete(caller: Caller, id: string) {
-    if (!(await this.repo.delete(caller.accountId, id))) throw notFound();
+    await inTransaction(this.db, async (uow) => {
+      if (!(await new SourcesRepository(uow.db).delete(caller.accountId, id))) throw notFound();
+      await this.polling.cancel(uow, id);
+    });
     return { ok: true };
   }
 
+  /**
+   * The source's waiting poll job is left as it is: when it comes due it finds the source paused and ends without a
+   * next one. A run in progress still records what it did (its items, its cursors) and queues nothing after it.
+   */
   async pause(caller: Caller, id: string) {
     const current = await this.owned(caller, id);
     if (current.status === "paused") return { source: sourceOf(current) };
@@ -165,10 +195,13 @@ export class SourcesService {
     const current = await this.owned(caller, id);
     if (current.status === "syncing") return { source: sourceOf(current) };
     const now = nowSeconds();
-    const row = await this.repo.setStatus(caller.accountId, id, "syncing", current.type === "email_inbox" ? null : now, now);
-    if (!row) throw notFound();
-    await this.log.add(caller.accountId, id, { type: "resumed", at: now });
-    this.polling.wake();
+    const row = await inTransaction(this.db, async (uow) => {
+      const resumed = await new SourcesRepository(uow.db).setStatus(caller.accountId, id, "syncing", current.type === "email_inbox" ? null : now, now);
+      if (!resumed) throw notFound();
+      await new SourceEventsRepository(uow.db).add(caller.accountId, id, { type: "resumed", at: now });
+      await this.polling.schedule(uow, resumed);
+      return resumed;
+    });
     return { source: sourceOf(row) };
   }
 
@@ -184,10 +217,15 @@ export class SourcesService {
     const name = body.name === undefined ? undefined : body.name.trim();
     if (name === "") throw new AppError("validation_failed", "name must not be blank", { fields: { name: "must not be blank" } });
     const now = nowSeconds();
-    const row = await this.repo.update(caller.accountId, id, { name, pollEveryMin: body.pollEveryMin, settings: settingsOf(current.settings, body) }, now);
-    if (!row) throw notFound();
-    const changed = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined);
-    if (changed.length > 0) await this.log.add(caller.accountId, id, { type: "settings_changed", at: now, detail: { fields: changed } });
+    const row = await inTransaction(this.db, async (uow) => {
+      const updated = await new SourcesRepository(uow.db).update(caller.accountId, id, { name, pollEveryMin: body.pollEveryMin, settings: settingsOf(current.settings, body) }, now);
+      if (!updated) throw notFound();
+      const changed = Object.keys(body).filter((k) => (body as Record<string, unknown>)[k] !== undefined);
+      if (changed.length > 0) await new SourceEventsRepository(uow.db).add(caller.accountId, id, { type: "settings_changed", at: now, detail: { fields: changed } });
+      // A shorter interval may bring the next poll sooner: its job moves with it.
+      if (body.pollEveryMin !== undefined) await this.polling.schedule(uow, updated);
+      return updated;
+    });
     return { source: sourceOf(row, "settings") };
   }
 

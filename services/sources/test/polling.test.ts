@@ -1,12 +1,11 @@
 // Real: every service in-process (PGlite + the in-process bus, or PostgreSQL + NATS), two sources replicas whose
-// schedulers the tests drive with a clock (runDue), and local feeds on 127.0.0.1. What a user sees: the create's
+// poll queues the tests drive with a clock (runDue), and local feeds on 127.0.0.1. What a user sees: the create's
 // initialRun, the source's status fields and events, and the items the sources added (GET /api/items).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nowSeconds } from "@trove/db";
 import { migrateModules } from "@trove/host";
 import { bobKey, eventually, startTrove, type TestTrove } from "@trove/testing";
 import { sourcesService, startSources } from "../index.ts";
-import { defaultLeaseTtlSec } from "../scheduler.ts";
 import { atom, feedServer, rdf, rss2, youtube, type FixtureEntry } from "./feeds.ts";
 
 let trove: TestTrove;
@@ -25,7 +24,8 @@ beforeAll(async () => {
     { without: ["sources"] },
   );
   await migrateModules([sourcesService], trove.runtime.database);
-  // Two replicas of the sources service on one database and bus; their timers off, the tests run them.
+  // Two replicas of the sources service on one database and bus, each with its poll worker of its own; their timers
+  // off, the tests run them.
   a = await startSources(trove.runtime, { timer: false });
   b = await startSources(trove.runtime, { timer: false });
 });
@@ -43,7 +43,7 @@ const later = () => (clock += 2 * 86_400);
 /** One scheduling round at a later time, both replicas at once. */
 async function round(): Promise<void> {
   const now = later();
-  await Promise.all([a.scheduler.runDue(now), b.scheduler.runDue(now)]);
+  await Promise.all([a.polls.runDue(now), b.polls.runDue(now)]);
 }
 
 async function call(path: string, init: { json?: unknown; key?: string } = {}) {
@@ -240,6 +240,25 @@ describe("polling", () => {
     expect(feeds.hits("/paused.xml")).toBe(2);
   });
 
+  test("a shorter interval brings the next poll sooner, and polls follow the new interval", async () => {
+    const url = feeds.feed("/sooner.xml", rss2("Sooner Feed", entries("sooner", 1)));
+    const r = await create({ type: "rss", feedUrl: url });
+    const ran = r.source.lastRunAt as number;
+    expect(r.source.nextPollAt).toBe(ran + 3600);
+    const changed = await call(`/api/sources/${r.source.id}/settings`, { json: { pollEveryMin: 5 } });
+    expect(changed.body.source.nextPollAt).toBeLessThanOrEqual(ran + 3600);
+    const sooner = changed.body.source.nextPollAt as number;
+    // Every other source's next poll is later than this one's (an interval, or a backoff, after its latest run).
+    await a.polls.runDue(sooner);
+    expect(feeds.hits("/sooner.xml")).toBe(2);
+    expect(await source(r.source.id)).toMatchObject({ lastRunAt: sooner, nextPollAt: sooner + 300 });
+    // From then on, one poll per five minutes.
+    await a.polls.runDue(sooner + 299);
+    expect(feeds.hits("/sooner.xml")).toBe(2);
+    await a.polls.runDue(sooner + 300);
+    expect(feeds.hits("/sooner.xml")).toBe(3);
+  });
+
   test("the plan's quota stops a run with a clear lastError; the entries left are added once there is room", async () => {
     const url = feeds.feed("/quota.xml", rss2("Quota Feed", entries("quota", 5)));
     const r = await create({ type: "rss", feedUrl: url, backfillItems: 5 }, bobKey);
@@ -351,7 +370,7 @@ describe("discovery and refusals", () => {
 });
 
 describe("leases and the timer", () => {
-  test("a leased source is run by one replica; when that replica stalls past the lease, another runs it", async () => {
+  test("a poll claimed by one replica is not run by another; when that replica stalls past the lease, another runs it", async () => {
     let stall = false;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -362,20 +381,23 @@ describe("leases and the timer", () => {
     const r = await create({ type: "rss", feedUrl: url });
     stall = true;
     const now = later();
-    const stalled = a.scheduler.runDue(now);
+    const stalled = a.polls.runDue(now);
     await eventually(() => feeds.hits("/stalled.xml") === 2);
-    // Replica a holds the lease: b does not poll it at the same time.
-    await b.scheduler.runDue(now);
+    // Replica a holds the poll's lease: b does not poll it at the same time.
+    await b.polls.runDue(now);
     expect(feeds.hits("/stalled.xml")).toBe(2);
-    // Past the lease (a replica that died mid-poll), b takes it over.
+    // Past the lease (a replica that died mid-poll), b takes it over. The lease is TROVE_JOB_LEASE_MS from a's
+    // clock, which stays at `now` while it runs.
+    const leaseSec = Math.ceil(trove.runtime.config.jobLeaseMs / 1000);
     stall = false;
-    await b.scheduler.runDue(now + defaultLeaseTtlSec + 1);
+    await b.polls.runDue(now + leaseSec + 1);
     expect(feeds.hits("/stalled.xml")).toBe(3);
-    expect(await source(r.source.id)).toMatchObject({ lastRunAt: now + defaultLeaseTtlSec + 1, lastError: null });
-    // The stalled run ends late: its lease is gone, so b's record stands.
+    expect(await source(r.source.id)).toMatchObject({ lastRunAt: now + leaseSec + 1, lastError: null });
+    // The stalled run ends late: its poll is no longer a's, so b's record stands and a's adds no event.
     release();
     await stalled;
-    expect((await source(r.source.id)).lastRunAt).toBe(now + defaultLeaseTtlSec + 1);
+    expect((await source(r.source.id)).lastRunAt).toBe(now + leaseSec + 1);
+    expect((await events(r.source.id)).map((e) => e.type)).toEqual(["run", "run", "created"]);
   });
 
   test("with its timer on, a replica polls a resumed source by itself", async () => {
