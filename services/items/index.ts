@@ -27,7 +27,7 @@ import { ListCountsRepository } from "./list-counts.repository.ts";
 import { HighlightsRepository } from "./highlights.repository.ts";
 import { HighlightsService } from "./highlights.service.ts";
 import { IngestService } from "./ingest.service.ts";
-import { ItemEvents } from "./item-events.ts";
+import { ItemEvents, itemEventOf } from "./item-events.ts";
 import { ItemsRepository } from "./items.repository.ts";
 import { ItemsService } from "./items.service.ts";
 import { MediaRepository } from "./media.repository.ts";
@@ -97,16 +97,18 @@ export const itemsService: ServiceModule = {
         durable: embedConsumerName,
         filter: itemEventsFilter,
         documentOf: (data) => ({ accountId: (data as ItemEventMessage).accountId, id: (data as ItemEventMessage).itemId }),
+        consume: (opts, handle) => rt.events.consume(opts, handle),
       },
       table: "items.search_vectors",
       sourceTable: "items.items",
       bodyColumn: "content_markdown",
     });
     const search = new SearchService(engine, docs, itemsRepo, items, new SemanticItemSearch(semantic?.search, itemsRepo, items));
-    // Index upkeep is quick and idempotent (each event re-reads its item): retry while the database is away.
-    const indexer = await rt.bus.consume(
-      { durable: searchConsumerName, filter: itemEventsFilter, ackWaitMs: 30_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000] },
-      (event) => searchIndex.onEvents([event.data as ItemEventMessage]),
+    // Index upkeep is quick and idempotent (each batch re-reads its items): retried, from the consumer's durable
+    // position, for as long as the database refuses; a batch of 500 is one refresh statement per account.
+    const indexer = await rt.events.consume(
+      { name: searchConsumerName, filter: itemEventsFilter, batch: 500, ackWaitMs: 30_000, retryDelaysMs: [500, 2_000, 10_000] },
+      (batch) => searchIndex.onEvents(batch.map(itemEventOf)),
     );
     const backfill = searchIndex.reindexIfEmpty().catch((err) => rt.log.error({ err }, "search backfill failed; run bun run search:reindex"));
     const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage, changes, search }), rt.log);
