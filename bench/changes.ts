@@ -31,11 +31,13 @@ const troveEnv = { TROVE_RATE_LIMIT: "100000000", LOG_LEVEL: "warn", TROVE_VALID
 
 /** Grows the account's log to `total` events with positions and published marks, in statements of 100k rows. */
 async function growLog(db: Db, total: number): Promise<{ account: string; added: number }> {
-  const [{ account_id: account, n, head } = { account_id: "", n: 0, head: 0 }] = await query<{ account_id: string; n: number; head: number }>(
+  const [{ account_id: account, n } = { account_id: "", n: 0 }] = await query<{ account_id: string; n: number }>(
     db,
-    "select account_id, count(*)::int as n, coalesce(max(position), 0)::int8 as head from items.item_events group by account_id",
+    "select account_id, count(*)::int as n from eventlog.events where stream = 'items' and subject like 'items.event.%' group by account_id",
   );
   if (!account) throw new Error("no events to grow from");
+  // Positions are the database's, not the account's: numbering goes on after the last one given.
+  const head = (await query<{ head: number }>(db, "select coalesce(max(position), 0)::int8 as head from eventlog.events"))[0]!.head;
   const items = (await query<{ n: number }>(db, "select count(*)::int as n from items.items where account_id = $1", [account]))[0]!.n;
   let added = 0;
   for (let from = 0; from < total - n; from += 100_000) {
@@ -46,16 +48,22 @@ async function growLog(db: Db, total: number): Promise<{ account: string; added:
          select id, row_number() over (order by id) as rn, jsonb_build_object('status', status,
            'tagSlugs', (select coalesce(jsonb_agg(e->'slug'), '[]'::jsonb) from jsonb_array_elements(tags) e),
            'collectionIds', (select coalesce(jsonb_agg(e->'id'), '[]'::jsonb) from jsonb_array_elements(collections) e)) as scope
-         from items.items where account_id = $1)
-       insert into items.item_events (id, account_id, type, item_id, changed_at, before_scope, after_scope, payload, position, published_at)
-       select gen_random_uuid()::text, $1, (array['item.updated','item.tagged','item.untagged','item.collection_added'])[1 + g % 4],
-         i.id, $2::int8 + g, i.scope, i.scope, '{"changedFields":["notes"]}'::jsonb, $3::int8 + g, $2::int8
-       from generate_series(1, $4::int) g join numbered i on i.rn = 1 + (g + $5::int) % $6::int`,
+         from items.items where account_id = $1),
+       made as (
+         select gen_random_uuid()::text as id, (array['item.updated','item.tagged','item.untagged','item.collection_added'])[1 + g % 4] as type,
+           i.id as item_id, $2::int8 + g as at, i.scope, $3::int8 + g as position
+         from generate_series(1, $4::int) g join numbered i on i.rn = 1 + (g + $5::int) % $6::int)
+       insert into eventlog.events (id, stream, subject, account_id, key, at, data, position, published_at)
+       select id, 'items', 'items.event.' || type, $1, item_id, at,
+         jsonb_build_object('id', id, 'accountId', $1::text, 'type', type, 'itemId', item_id, 'changedAt', at,
+           'beforeScope', scope, 'afterScope', scope, 'payload', '{"changedFields":["notes"]}'::jsonb),
+         position, $2::int8
+       from made`,
       [account, Date.now() - 86_400_000, Number(head) + from, count, from, items],
     );
     added += count;
   }
-  await query(db, "analyze items.item_events");
+  await query(db, "analyze eventlog.events");
   return { account, added };
 }
 

@@ -3,6 +3,7 @@
 // one process publishes at a time and any live process finishes what a dead one committed. Woken after each
 // commit that recorded events, every second otherwise, and after half a second when another process publishes.
 import type { Bus } from "@trove/bus";
+import { nextTurn } from "@trove/db";
 import { Wakeup } from "@trove/jobs";
 import type { Logger } from "@trove/log";
 import { sql, type Kysely } from "kysely";
@@ -57,6 +58,8 @@ export class Relay {
       // Another process is publishing; look again soon in case it stops before reaching these events.
       if (n === -1) return busyRetryMs;
       if (n < publishBatch) return idleMs;
+      // A turn for whatever waits (on PGlite, every request) between batches of a long backlog.
+      await nextTurn();
     }
   }
 

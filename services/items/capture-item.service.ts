@@ -5,13 +5,13 @@ import type { Caller, CaptureItemReply } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId } from "@trove/db";
 import type { Capture, ContentCapture } from "./capture.ts";
-import type { EventLogRepository } from "./event-log.repository.ts";
+import type { ItemEvents } from "./item-events.ts";
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
 
 export class CaptureItemService {
   constructor(
     private readonly items: ItemsRepository,
-    private readonly events: EventLogRepository,
+    private readonly events: ItemEvents,
     private readonly captures: ContentCapture,
   ) {}
 
@@ -31,8 +31,8 @@ export class CaptureItemService {
     const fetched = await this.captures.capture(row.url, undefined);
     // Unlike a save, a refusal keeps the item (an imported bookmark of a private address stays a bookmark).
     const capture: Capture = fetched.ok || !fetched.refused ? fetched : { ok: false, error: `url_not_allowed: ${fetched.error}` };
-    const stored = await this.items.transaction((tx) =>
-      this.captures.storeIn(tx, caller.accountId, itemId, capture, captureId, { announce: true, keepTitle: !placeholderTitle(row) }),
+    const stored = await this.items.transaction((tx, uow) =>
+      this.captures.storeIn(tx, uow, caller.accountId, itemId, capture, captureId, { announce: true, keepTitle: !placeholderTitle(row) }),
     );
     // Not stored: the item was deleted meanwhile, or a newer capture's content is already there.
     if (!stored && !(await this.items.getById(caller.accountId, itemId))) return { outcome: "gone" };

@@ -3,12 +3,13 @@
 // the caller's transaction with its images and highlight offsets.
 import { createHash } from "node:crypto";
 import { AppError } from "@trove/errors";
-import { nowSeconds } from "@trove/db";
+import { nowSeconds, type UnitOfWork } from "@trove/db";
 import { ExtractError, type Extraction, type Extractor } from "@trove/extract";
 import type { Logger } from "@trove/log";
 import { FetchError, checkTarget, fetchPage, urlRefusal, type Resolver } from "@trove/webfetch";
 import { itemEvent, scopeOf } from "./events.ts";
 import type { HighlightsService } from "./highlights.service.ts";
+import type { ItemEvents } from "./item-events.ts";
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
 import type { MediaService } from "./media.service.ts";
 
@@ -34,6 +35,7 @@ export class ContentCapture {
   constructor(
     private readonly highlights: HighlightsService,
     private readonly media: MediaService,
+    private readonly events: ItemEvents,
     private readonly opts: CaptureOptions,
     private readonly log: Logger,
   ) {}
@@ -87,7 +89,7 @@ export class ContentCapture {
   }
 
   /**
-   * Stores a capture's content (or its error) on the item, inside the caller's transaction, with the item row
+   * Stores a capture's content (or its error) on the item, inside the caller's unit of work, with the item row
    * locked: captures of one item apply one at a time, and one older than the content's capture changes nothing
    * (the newest capture wins, whichever finishes first). Images and highlight offsets follow in the same step.
    * `keepTitle`: the item's title stays (an imported title is the user's). False when nothing was stored (the
@@ -95,6 +97,7 @@ export class ContentCapture {
    */
   async storeIn(
     tx: ItemsRepository,
+    uow: UnitOfWork,
     accountId: string,
     itemId: string,
     capture: Capture,
@@ -131,7 +134,7 @@ export class ContentCapture {
     if (opts.announce) {
       const scope = scopeOf(before);
       const changed = capture.ok ? [...(opts.keepTitle ? [] : ["title"]), "favicon", "content"] : ["contentExtractError"];
-      await tx.addEvent(accountId, itemEvent("item.updated", itemId, scope, scope, { changedFields: changed }));
+      await this.events.record(uow, accountId, [itemEvent("item.updated", itemId, scope, scope, { changedFields: changed })]);
     }
     return true;
   }

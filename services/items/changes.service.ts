@@ -1,14 +1,13 @@
-// The change stream: the item event log read in position (commit) order, narrowed to what one reader may see:
-// the key's scope and the request's tag and collection filters, with item.removed_from_scope for an item that
-// leaves them. The cursor is the last position read, bound to the account.
-import { contentPageBytes, insideScope, typeForReader, type Caller, type ItemDto, type ScopeFilter } from "@trove/contracts";
+// The change stream: the items' events in the event log, read in position (commit) order and narrowed to what one
+// reader may see: the key's scope and the request's tag and collection filters, with item.removed_from_scope for
+// an item that leaves them. The cursor is the last position read, bound to the account.
+import { contentPageBytes, insideScope, typeForReader, type Caller, type ItemDto, type ItemEventMessage, type ScopeFilter } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import type { CollectionsService } from "./collections.service.ts";
-import type { EventLogRepository, LoggedEvent } from "./event-log.repository.ts";
 import { scopeOf } from "./events.ts";
+import type { ItemEvents } from "./item-events.ts";
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
 import { splitList, toItem } from "./items.service.ts";
-import type { EventRelay } from "./relay.ts";
 import type { TagsService } from "./tags.service.ts";
 import { parseTime } from "./time.ts";
 
@@ -28,8 +27,7 @@ const scanBudget = 20_000;
 export class ChangesService {
   constructor(
     private readonly items: ItemsRepository,
-    private readonly log: EventLogRepository,
-    private readonly relay: EventRelay,
+    private readonly log: ItemEvents,
     private readonly tags: TagsService,
     private readonly collections: CollectionsService,
   ) {}
@@ -41,7 +39,7 @@ export class ChangesService {
     let from = q.cursor !== undefined ? decodeCursor(q.cursor, accountId) : 0;
     const since = q.cursor === undefined ? parseTime("updated_since", q.updated_since) : undefined;
     // Read your own writes: events committed before this request get their positions now.
-    await this.relay.assign();
+    await this.log.assignPositions();
     if (since !== undefined) from = await this.log.positionBefore(accountId, since * 1000);
     const { picked, last, hasMore } = await this.scan(accountId, from, limit, filters);
     const page = await this.withItems(caller, picked, filters, q.include === "content");
@@ -57,7 +55,7 @@ export class ChangesService {
 
   /** Events after `from` that the reader sees, up to `limit`; `last` is the position read up to. */
   private async scan(accountId: string, from: number, limit: number, filters: ScopeFilter[]) {
-    const picked: { row: LoggedEvent; type: string }[] = [];
+    const picked: { row: ItemEventMessage; type: string }[] = [];
     let last = from;
     let scanned = 0;
     for (;;) {
@@ -78,7 +76,7 @@ export class ChangesService {
   }
 
   /** Attaches each event's current item while it is in scope; with content, the page ends at the Markdown budget. */
-  private async withItems(caller: Caller, picked: { row: LoggedEvent; type: string }[], filters: ScopeFilter[], withContent: boolean) {
+  private async withItems(caller: Caller, picked: { row: ItemEventMessage; type: string }[], filters: ScopeFilter[], withContent: boolean) {
     const ids = [...new Set(picked.filter((p) => p.type !== "item.deleted" && p.type !== "item.removed_from_scope").map((p) => p.row.itemId))];
     const rows = ids.length > 0 ? await this.items.getMany(caller.accountId, ids, caller.scope) : [];
     const visible = new Map<string, ItemRow>();
@@ -112,7 +110,7 @@ export class ChangesService {
         position: Number(row.position),
         event: {
           id: row.id,
-          type: type as LoggedEvent["type"],
+          type: type as ItemEventMessage["type"],
           changedAt: Number(row.changedAt),
           itemId: row.itemId,
           beforeScope: row.beforeScope,

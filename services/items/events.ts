@@ -1,7 +1,8 @@
-// Item change events for the outbox: what changed, and the item's scope (status, tags, collections) before and after.
+// Item change events for the event log: what changed, and the item's scope (status, tags, collections) before and after.
 import type { ItemEventType, ItemScope } from "@trove/contracts";
 import { newId, nowMillis } from "@trove/db";
-import type { ItemEventRow, ItemRow } from "./items.repository.ts";
+import type { ItemEventRow } from "./item-events.ts";
+import type { ItemRow } from "./items.repository.ts";
 
 export type Scope = ItemScope;
 

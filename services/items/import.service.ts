@@ -5,12 +5,13 @@
 // a batch stopped by the plan keeps what it saved before the limit.
 import type { Caller, ImportEntriesReply, ImportOutcome } from "@trove/contracts";
 import { AppError } from "@trove/errors";
-import { newId, nextTurn, nowSeconds } from "@trove/db";
+import { newId, nextTurn, nowSeconds, type UnitOfWork } from "@trove/db";
 import type { Capture, ContentCapture } from "./capture.ts";
 import type { CollectionsService } from "./collections.service.ts";
 import { changeEvents, itemEvent, scopeOf } from "./events.ts";
 import type { HighlightsService } from "./highlights.service.ts";
 import { cleanEntry, type CleanEntry } from "./import-entry.ts";
+import type { ItemEvents } from "./item-events.ts";
 import type { ItemsRepository } from "./items.repository.ts";
 import type { TagsService } from "./tags.service.ts";
 import type { UsageService } from "./usage.service.ts";
@@ -39,6 +40,7 @@ export class ImportService {
     private readonly collections: CollectionsService,
     private readonly highlights: HighlightsService,
     private readonly captures: ContentCapture,
+    private readonly events: ItemEvents,
   ) {}
 
   async importEntries(caller: Caller, payload: unknown): Promise<ImportEntriesReply> {
@@ -95,9 +97,9 @@ export class ImportService {
   private async saveOne(caller: Caller, e: CleanEntry, known: string | undefined, capture: Capture | undefined): Promise<ImportOutcome> {
     const accountId = caller.accountId;
     const now = nowSeconds();
-    return this.repo.transaction(async (tx) => {
+    return this.repo.transaction(async (tx, uow) => {
       // Known from the batch's look-up; deleted since, it is saved anew.
-      const merged = known === undefined ? null : await this.mergeIn(tx, accountId, known, e, now);
+      const merged = known === undefined ? null : await this.mergeIn(tx, uow, accountId, known, e, now);
       if (merged) return merged;
       const id = newId();
       const inserted = await tx.insertImported(accountId, {
@@ -115,20 +117,20 @@ export class ImportService {
       if (!inserted) {
         // Saved meanwhile (a parallel import or save of the same URL): merged into that item.
         const winner = await tx.findByHash(accountId, e.hash);
-        return (winner && (await this.mergeIn(tx, accountId, winner.id, e, now))) ?? gone;
+        return (winner && (await this.mergeIn(tx, uow, accountId, winner.id, e, now))) ?? gone;
       }
       // Counted now, in this period, whatever the item's original time.
       if (!(await this.usage.countNew(tx, caller, now))) throw new PlanFull();
       const tagSlugs = await this.tags.addItemTags(tx, accountId, id, [], e.tags, now);
       const collectionIds = await this.collections.addItemCollections(tx, accountId, id, [], e.collections, now);
       let markdown = "";
-      if (capture?.ok && (await this.captures.storeIn(tx, accountId, id, capture, newId(), { announce: false, keepTitle: e.title !== undefined }))) {
+      if (capture?.ok && (await this.captures.storeIn(tx, uow, accountId, id, capture, newId(), { announce: false, keepTitle: e.title !== undefined }))) {
         markdown = capture.extraction.markdown;
       }
       if (e.highlights.length > 0) await this.highlights.addIn(tx, accountId, id, markdown, e.highlights, now);
       // A bare bookmark has nothing to list: its row's empty lists are already right (one round trip less).
       if (tagSlugs.length > 0 || collectionIds.length > 0 || e.highlights.length > 0) await tx.refreshLists(accountId, [id]);
-      await tx.addEvent(accountId, itemEvent("item.created", id, null, { status: e.status, tagSlugs, collectionIds }, { changedFields: [] }));
+      await this.events.record(uow, accountId, [itemEvent("item.created", id, null, { status: e.status, tagSlugs, collectionIds }, { changedFields: [] })]);
       return { outcome: "created", id, needsFetch: markdown === "" };
     });
   }
@@ -138,7 +140,7 @@ export class ImportService {
    * note when it has none. Status, title, times and content stay. Events as an update's (none when nothing changed).
    * Null when the item is gone.
    */
-  private async mergeIn(tx: ItemsRepository, accountId: string, id: string, e: CleanEntry, now: number): Promise<ImportOutcome | null> {
+  private async mergeIn(tx: ItemsRepository, uow: UnitOfWork, accountId: string, id: string, e: CleanEntry, now: number): Promise<ImportOutcome | null> {
     const row = await tx.getById(accountId, id, { content: e.highlights.length > 0, lock: true });
     if (!row) return null;
     const before = scopeOf(row);
@@ -160,7 +162,7 @@ export class ImportService {
     if (events.length > 0) {
       await tx.updateFields(accountId, id, { ...set, updated_at: now });
       await tx.refreshLists(accountId, [id]);
-      await tx.addEvents(accountId, events);
+      await this.events.record(uow, accountId, events);
     }
     return { outcome: "present", id };
   }

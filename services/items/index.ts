@@ -1,4 +1,5 @@
-// The items service: saved pages, their content, tags, collections, highlights, media and the item event outbox.
+// The items service: saved pages, their content, tags, collections, highlights, media, and their events in the
+// database's event log (the change stream reads them; the search index follows them).
 import { join } from "node:path";
 import type { Kysely } from "kysely";
 import {
@@ -22,11 +23,11 @@ import { CollectionsService } from "./collections.service.ts";
 import { ChangesService } from "./changes.service.ts";
 import { ConnectedNotes } from "./connected-notes.ts";
 import { itemsEndpoints } from "./endpoints.ts";
-import { EventLogRepository } from "./event-log.repository.ts";
 import { ListCountsRepository } from "./list-counts.repository.ts";
 import { HighlightsRepository } from "./highlights.repository.ts";
 import { HighlightsService } from "./highlights.service.ts";
 import { IngestService } from "./ingest.service.ts";
+import { ItemEvents, itemEventOf } from "./item-events.ts";
 import { ItemsRepository } from "./items.repository.ts";
 import { ItemsService } from "./items.service.ts";
 import { MediaRepository } from "./media.repository.ts";
@@ -36,12 +37,9 @@ import { RefsRepository } from "./refs.repository.ts";
 import { RefsService } from "./refs.service.ts";
 import { ExportPageService } from "./export-page.service.ts";
 import { ImportService } from "./import.service.ts";
-import { EventRelay } from "./relay.ts";
 import { SearchDocsRepository } from "./search-docs.repository.ts";
 import { SearchIndexer, SearchService } from "./search.service.ts";
 import { SemanticItemSearch } from "./semantic-search.service.ts";
-import { TagDeletionsRepository } from "./tag-deletions.repository.ts";
-import { TagDeletionPublisher } from "./tag-deletions.ts";
 import { TagsRepository } from "./tags.repository.ts";
 import { TagsService } from "./tags.service.ts";
 import { UsageService } from "./usage.service.ts";
@@ -64,23 +62,22 @@ export const itemsService: ServiceModule = {
   schema: { name: "items", migrations: join(import.meta.dir, "migrations") },
   async start(rt) {
     const db = rt.database.db;
-    const eventLog = new EventLogRepository(db);
-    const relay = new EventRelay(eventLog, rt.bus, rt.log);
-    const itemsRepo = new ItemsRepository(db, () => relay.poke());
+    const events = new ItemEvents(rt.events);
+    const itemsRepo = new ItemsRepository(db);
     ListCountsRepository.onFoldError = (err) => rt.log.warn({ err }, "folding list counts failed; they stay exact, the fold is tried again");
     const usage = new UsageService(itemsRepo);
-    const tagDeletions = new TagDeletionPublisher(new TagDeletionsRepository(db), rt.bus, rt.log);
     const notesTagRemoval = new NotesTagRemoval(rt.bus, rt.log, Math.max(rt.config.requestTimeoutMs, operations.deleteTag.timeoutMs));
-    const tags = new TagsService(new TagsRepository(db), itemsRepo, tagDeletions, notesTagRemoval);
+    const tags = new TagsService(new TagsRepository(db), itemsRepo, events, notesTagRemoval);
     const collections = new CollectionsService(new CollectionsRepository(db), itemsRepo);
     const media = new MediaService(new MediaRepository(db), itemsRepo, rt.blobs, rt.log, { allowPrivateNetwork: rt.config.allowPrivateNetwork, resolver: rt.resolver });
-    const items = new ItemsService(itemsRepo, tags, collections, media, new ConnectedNotes(rt.bus, rt.log));
+    const items = new ItemsService(itemsRepo, tags, collections, media, events, new ConnectedNotes(rt.bus, rt.log));
     const refs = new RefsService(itemsRepo, new RefsRepository(db));
     const highlightsRepo = new HighlightsRepository(db);
     const highlights = new HighlightsService(highlightsRepo, itemsRepo);
     const captures = new ContentCapture(
       highlights,
       media,
+      events,
       {
         allowPrivateNetwork: rt.config.allowPrivateNetwork,
         resolver: rt.resolver,
@@ -88,11 +85,11 @@ export const itemsService: ServiceModule = {
       },
       rt.log,
     );
-    const ingest = new IngestService(itemsRepo, usage, captures, media, tags, { waitMs: rt.config.ingestWaitMs }, rt.log);
+    const ingest = new IngestService(itemsRepo, usage, captures, media, tags, events, { waitMs: rt.config.ingestWaitMs }, rt.log);
     const exportPage = new ExportPageService(itemsRepo, highlightsRepo, tags, collections);
-    const imports = new ImportService(itemsRepo, usage, tags, collections, highlights, captures);
-    const captureItem = new CaptureItemService(itemsRepo, eventLog, captures);
-    const changes = new ChangesService(itemsRepo, eventLog, relay, tags, collections);
+    const imports = new ImportService(itemsRepo, usage, tags, collections, highlights, captures, events);
+    const captureItem = new CaptureItemService(itemsRepo, events, captures);
+    const changes = new ChangesService(itemsRepo, events, tags, collections);
     const { engine, docs, indexer: searchIndex } = itemsSearchIndex(db, { maxRanked: rt.config.searchRanked });
     // Semantic search (TROVE_SEMANTIC): vectors kept by their own consumer, embedded on the worker pool.
     const semantic = await startSemanticIndex(rt, {
@@ -100,16 +97,18 @@ export const itemsService: ServiceModule = {
         durable: embedConsumerName,
         filter: itemEventsFilter,
         documentOf: (data) => ({ accountId: (data as ItemEventMessage).accountId, id: (data as ItemEventMessage).itemId }),
+        consume: (opts, handle) => rt.events.consume(opts, handle),
       },
       table: "items.search_vectors",
       sourceTable: "items.items",
       bodyColumn: "content_markdown",
     });
     const search = new SearchService(engine, docs, itemsRepo, items, new SemanticItemSearch(semantic?.search, itemsRepo, items));
-    // Index upkeep is quick and idempotent (each event re-reads its item): retry while the database is away.
-    const indexer = await rt.bus.consume(
-      { durable: searchConsumerName, filter: itemEventsFilter, ackWaitMs: 30_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000] },
-      (event) => searchIndex.onEvent(event.data as ItemEventMessage),
+    // Index upkeep is quick and idempotent (each batch re-reads its items): retried, from the consumer's durable
+    // position, for as long as the database refuses; a batch of 500 is one refresh statement per account.
+    const indexer = await rt.events.consume(
+      { name: searchConsumerName, filter: itemEventsFilter, batch: 500, ackWaitMs: 30_000, retryDelaysMs: [500, 2_000, 10_000] },
+      (batch) => searchIndex.onEvents(batch.map(itemEventOf)),
     );
     const backfill = searchIndex.reindexIfEmpty().catch((err) => rt.log.error({ err }, "search backfill failed; run bun run search:reindex"));
     const subs = serveOperations(rt.bus, "items", itemsEndpoints({ items, ingest, tags, collections, highlights, media, usage, changes, search }), rt.log);
@@ -128,15 +127,11 @@ export const itemsService: ServiceModule = {
       internal(importEntriesSubject, (caller, payload) => imports.importEntries(caller, payload)),
       internal(captureItemSubject, (caller, payload) => captureItem.captureItem(caller, payload)),
     );
-    relay.start();
-    tagDeletions.start();
     return {
       stop: async () => {
         for (const s of subs) await s.stop();
+        // What the drained captures record stays in the log for the consumers (the host stops them after this).
         await ingest.drain();
-        // Last: what the drained captures wrote still goes out.
-        await relay.stop();
-        await tagDeletions.stop();
         await indexer.stop();
         await backfill;
         await semantic?.stop();

@@ -6,6 +6,7 @@ import { newId, nowSeconds } from "@trove/db";
 import type { Logger } from "@trove/log";
 import { keptContent, refusal, type Capture, type ContentCapture } from "./capture.ts";
 import { itemEvent, scopeOf } from "./events.ts";
+import type { ItemEvents } from "./item-events.ts";
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
 import { outsideScope } from "./key-scope.ts";
 import type { MediaService } from "./media.service.ts";
@@ -49,6 +50,7 @@ export class IngestService {
     private readonly captures: ContentCapture,
     private readonly media: MediaService,
     private readonly tags: TagsService,
+    private readonly events: ItemEvents,
     private readonly opts: IngestOptions,
     private readonly log: Logger,
   ) {}
@@ -115,21 +117,21 @@ export class IngestService {
   private async save(caller: Caller, s: Save, stored: { capture: Capture; captureId: string } | null) {
     const now = nowSeconds();
     try {
-      return await this.repo.transaction(async (tx) => {
+      return await this.repo.transaction(async (tx, uow) => {
         const saved = await tx.upsert(caller.accountId, { id: newId(), url: s.url, urlHash: s.hash, title: s.title, source: s.source, now });
         if (saved.inserted) {
           if (!(await this.usage.countNew(tx, caller, now))) throw new PlanFull();
           const placed = await placeInScope(tx, this.tags, caller, saved.id, now);
           if (placed.tagSlugs.length > 0 || placed.collectionIds.length > 0) await tx.refreshLists(caller.accountId, [saved.id]);
-          await tx.addEvent(caller.accountId, itemEvent("item.created", saved.id, null, { status: "stashed", ...placed }, { changedFields: [] }));
+          await this.events.record(uow, caller.accountId, [itemEvent("item.created", saved.id, null, { status: "stashed", ...placed }, { changedFields: [] })]);
         } else {
           // The upsert counted this save: throwing rolls that back too.
           const row = await tx.getById(caller.accountId, saved.id, { scope: caller.scope });
           if (!row) throw outsideScope();
           const scope = scopeOf(row);
-          await tx.addEvent(caller.accountId, itemEvent("item.updated", saved.id, scope, scope, { changedFields: ["timesAdded", "lastSeenAt"] }));
+          await this.events.record(uow, caller.accountId, [itemEvent("item.updated", saved.id, scope, scope, { changedFields: ["timesAdded", "lastSeenAt"] })]);
         }
-        if (stored) await this.captures.storeIn(tx, caller.accountId, saved.id, stored.capture, stored.captureId, { announce: !saved.inserted });
+        if (stored) await this.captures.storeIn(tx, uow, caller.accountId, saved.id, stored.capture, stored.captureId, { announce: !saved.inserted });
         return { ...saved, countedAt: now };
       });
     } catch (err) {
@@ -144,7 +146,7 @@ export class IngestService {
         let outcome: string;
         if (!capture.ok && capture.refused) outcome = await this.withdraw(caller.accountId, saved, capture.error);
         else {
-          const stored = await this.repo.transaction((tx) => this.captures.storeIn(tx, caller.accountId, saved.id, capture, captureId, { announce: true }));
+          const stored = await this.repo.transaction((tx, uow) => this.captures.storeIn(tx, uow, caller.accountId, saved.id, capture, captureId, { announce: true }));
           outcome = !stored ? "superseded" : capture.ok ? "stored" : "failed";
         }
         this.log.info({ itemId: saved.id, outcome }, "background capture finished");
@@ -160,18 +162,18 @@ export class IngestService {
    */
   private async withdraw(accountId: string, saved: Saved, message: string): Promise<string> {
     let outcome = "refused";
-    const blobKeys = await this.repo.transaction(async (tx) => {
+    const blobKeys = await this.repo.transaction(async (tx, uow) => {
       const row = await tx.getById(accountId, saved.id, { content: true, lock: true });
       if (!row) return [];
       if (saved.inserted && row.content_capture_id === null) {
-        const removed = await removeItems(tx, accountId, [row]);
+        const removed = await removeItems(tx, uow, this.events, accountId, [row]);
         await this.usage.giveBack(tx, accountId, saved.countedAt);
         outcome = "withdrawn";
         return removed.blobKeys;
       }
       await tx.setContent(accountId, row.id, { ...keptContent(row), contentExtractError: `url_not_allowed: ${message}`, now: nowSeconds() });
       const scope = scopeOf(row);
-      await tx.addEvent(accountId, itemEvent("item.updated", row.id, scope, scope, { changedFields: ["contentExtractError"] }));
+      await this.events.record(uow, accountId, [itemEvent("item.updated", row.id, scope, scope, { changedFields: ["contentExtractError"] })]);
       return [];
     });
     await this.media.dropBlobs(blobKeys);

@@ -1,8 +1,8 @@
-// Every query of the items table, the outbox and the usage counters. Kysely only; the owner's account id
-// is part of every signature.
+// Every query of the items table and the usage counters. Kysely only; the owner's account id is part of every
+// signature. Events are the services' to record (item-events.ts), in the unit of work `transaction` hands over.
 import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { KeyScope } from "@trove/contracts";
-import { compileOnce, planEachTimeMarker } from "@trove/db";
+import { compileOnce, inTransaction, planEachTimeMarker, type UnitOfWork } from "@trove/db";
 import { documentsMatching, withIndexPlans } from "@trove/search";
 import type { ItemFilter } from "./item-filter.ts";
 import { ListCountsRepository } from "./list-counts.repository.ts";
@@ -63,16 +63,6 @@ export interface ImportedItem {
   now: number;
 }
 
-export interface ItemEventRow {
-  id: string;
-  type: string;
-  itemId: string;
-  changedAt: number;
-  beforeScope: unknown;
-  afterScope: unknown;
-  payload: unknown;
-}
-
 export type { ItemFilter } from "./item-filter.ts";
 
 export interface Page {
@@ -117,8 +107,6 @@ type GetShape = { content: boolean; lock: boolean };
  */
 const idIn = (ids: string[], column = "id") => sql<boolean>`${sql.ref(column)} = any(${ids}::text[])`;
 
-/** Rows per multi-row event insert: 8 parameters a row, well under the 65,535 a statement may bind. */
-const eventsPerInsert = 1_000;
 /** Ids per statement for large id sets, so no one statement (synchronous on PGlite) runs long. */
 const idsPerStatement = 5_000;
 
@@ -189,15 +177,7 @@ export class ItemsRepository {
 
   private readonly db: Kysely<any>;
 
-  /**
-   * `eventsCommitted` runs once events this repository wrote are committed (it wakes the outbox relay); inside a
-   * transaction the write is noted in `tx` and reported after the commit.
-   */
-  constructor(
-    private readonly root: Kysely<any>,
-    private readonly eventsCommitted: () => void = () => {},
-    private readonly tx?: { wroteEvents: boolean },
-  ) {
+  constructor(private readonly root: Kysely<any>) {
     this.db = root;
   }
 
@@ -206,12 +186,9 @@ export class ItemsRepository {
     return this.root;
   }
 
-  /** Runs fn in one transaction, with a repository bound to it. */
-  async transaction<T>(fn: (repo: ItemsRepository) => Promise<T>): Promise<T> {
-    const tx = { wroteEvents: false };
-    const result = await this.root.transaction().execute((trx) => fn(new ItemsRepository(trx, this.eventsCommitted, tx)));
-    if (tx.wroteEvents) this.eventsCommitted();
-    return result;
+  /** Runs fn in one unit of work, with a repository bound to its transaction (events are recorded in `uow`). */
+  transaction<T>(fn: (repo: ItemsRepository, uow: UnitOfWork) => Promise<T>): Promise<T> {
+    return inTransaction(this.root, (uow) => fn(new ItemsRepository(uow.db), uow));
   }
 
   /** Inserts the item, or counts one more save of the same normalised URL. */
@@ -540,19 +517,6 @@ export class ItemsRepository {
     return Number(res.numDeletedRows);
   }
 
-  async addEvent(accountId: string, e: ItemEventRow): Promise<void> {
-    await this.addEvents(accountId, [e]);
-  }
-
-  /** Events in order, many rows per statement rather than a round trip per event. */
-  async addEvents(accountId: string, events: ItemEventRow[]): Promise<void> {
-    for (const chunk of chunks(events, eventsPerInsert)) {
-      await this.db.insertInto("items.item_events").values(chunk.map((e) => eventValues(accountId, e))).execute();
-    }
-    if (this.tx) this.tx.wroteEvents = true;
-    else if (events.length > 0) this.eventsCommitted();
-  }
-
   /**
    * Counts one more item in `period` only while its count is below `limit`, in one statement: concurrent saves
    * queue on the counter row and each sees the count the previous one left. False when the limit is reached.
@@ -594,18 +558,4 @@ export class ItemsRepository {
       .execute();
     return Object.fromEntries(rows.map((r) => [r.period as string, r.count as number]));
   }
-}
-
-/** The outbox row of one event. */
-function eventValues(accountId: string, e: ItemEventRow) {
-  return {
-    id: e.id,
-    account_id: accountId,
-    type: e.type,
-    item_id: e.itemId,
-    changed_at: e.changedAt,
-    before_scope: e.beforeScope === null ? null : JSON.stringify(e.beforeScope),
-    after_scope: e.afterScope === null ? null : JSON.stringify(e.afterScope),
-    payload: JSON.stringify(e.payload),
-  };
 }

@@ -1,4 +1,4 @@
-// Item rules: reading within the caller's account and scope, changing items with their outbox events,
+// Item rules: reading within the caller's account and scope, changing items with their events,
 // bulk actions, the feed, stats, content and progressive reads.
 import { contentPageBytes, type Caller, type ItemDto, type RawReply } from "@trove/contracts";
 import { AppError } from "@trove/errors";
@@ -7,6 +7,7 @@ import { overview, searchWindows, sliceLines } from "@trove/reader";
 import type { CollectionsService } from "./collections.service.ts";
 import type { ConnectedNotes } from "./connected-notes.ts";
 import { changeEvents, itemEvent, scopeOf, type Scope } from "./events.ts";
+import type { ItemEvents } from "./item-events.ts";
 import type { ItemFilter, ItemRow, ItemsRepository, Page } from "./items.repository.ts";
 import type { MediaService } from "./media.service.ts";
 import { removeItems } from "./removal.ts";
@@ -44,6 +45,7 @@ export class ItemsService {
     private readonly tags: TagsService,
     private readonly collections: CollectionsService,
     private readonly media: MediaService,
+    private readonly events: ItemEvents,
     private readonly connected?: ConnectedNotes,
   ) {}
 
@@ -102,7 +104,7 @@ export class ItemsService {
 
   async update(caller: Caller, id: string, change: ItemChange) {
     const now = nowSeconds();
-    return this.repo.transaction(async (tx) => {
+    return this.repo.transaction(async (tx, uow) => {
       const row = await tx.getById(caller.accountId, id, { content: change.title === null, scope: caller.scope });
       if (!row) throw new AppError("not_found", "item not found");
       const before = scopeOf(row);
@@ -134,7 +136,7 @@ export class ItemsService {
       if (events.length > 0) set.updated_at = now;
       await tx.updateFields(caller.accountId, id, set);
       if (change.tags !== undefined || collectionIds !== before.collectionIds) await tx.refreshLists(caller.accountId, [id]);
-      for (const e of events) await tx.addEvent(caller.accountId, e);
+      await this.events.record(uow, caller.accountId, events);
       const fresh = (await tx.getById(caller.accountId, id))!;
       const item = toItem(fresh, false);
       return {
@@ -155,13 +157,13 @@ export class ItemsService {
 
   async archive(caller: Caller, ids: string[]) {
     const unique = [...new Set(ids)];
-    const archived = await this.repo.transaction(async (tx) => {
+    const archived = await this.repo.transaction(async (tx, uow) => {
       const rows = await tx.getMany(caller.accountId, unique, caller.scope);
       const now = nowSeconds();
       for (const row of rows.filter((r) => r.status !== "archived")) {
         const before = scopeOf(row);
         await tx.updateFields(caller.accountId, row.id, { status: "archived", updated_at: now });
-        await tx.addEvent(caller.accountId, itemEvent("item.updated", row.id, before, { ...before, status: "archived" }, { changedFields: ["status"] }));
+        await this.events.record(uow, caller.accountId, [itemEvent("item.updated", row.id, before, { ...before, status: "archived" }, { changedFields: ["status"] })]);
       }
       return rows.length;
     });
@@ -169,13 +171,13 @@ export class ItemsService {
   }
 
   async markProcessed(caller: Caller, ids: string[]) {
-    const processed = await this.repo.transaction(async (tx) => {
+    const processed = await this.repo.transaction(async (tx, uow) => {
       const rows = await tx.getMany(caller.accountId, [...new Set(ids)], caller.scope);
       const now = nowSeconds();
       for (const row of rows.filter((r) => r.processed_at === null)) {
         const scope = scopeOf(row);
         await tx.updateFields(caller.accountId, row.id, { processed_at: now, updated_at: now });
-        await tx.addEvent(caller.accountId, itemEvent("item.updated", row.id, scope, scope, { changedFields: ["processedAt"] }));
+        await this.events.record(uow, caller.accountId, [itemEvent("item.updated", row.id, scope, scope, { changedFields: ["processedAt"] })]);
       }
       return rows.length;
     });
@@ -188,8 +190,8 @@ export class ItemsService {
    * their blobs, after the commit.
    */
   async delete(caller: Caller, ids: string[]) {
-    const { deleted, blobKeys } = await this.repo.transaction(async (tx) =>
-      removeItems(tx, caller.accountId, await tx.getMany(caller.accountId, [...new Set(ids)], caller.scope, { lock: true })),
+    const { deleted, blobKeys } = await this.repo.transaction(async (tx, uow) =>
+      removeItems(tx, uow, this.events, caller.accountId, await tx.getMany(caller.accountId, [...new Set(ids)], caller.scope, { lock: true })),
     );
     await this.media.dropBlobs(blobKeys);
     return { requested: ids.length, deleted };

@@ -33,9 +33,14 @@ export class SearchIndexer {
     await this.engine.index(sources.map(docOf));
   }
 
-  /** The consumer's handler: every item event re-reads its item, so order and repeats do not matter. */
-  async onEvent(e: ItemEventMessage): Promise<void> {
-    await this.refresh(e.accountId, [e.itemId]);
+  /**
+   * The consumer's handler, for a batch of item events: one refresh per account of the items they name (each
+   * once). Every refresh re-reads its items, so order and repeats do not matter.
+   */
+  async onEvents(events: ItemEventMessage[]): Promise<void> {
+    const byAccount = new Map<string, Set<string>>();
+    for (const e of events) byAccount.set(e.accountId, (byAccount.get(e.accountId) ?? new Set()).add(e.itemId));
+    for (const [accountId, ids] of byAccount) await this.refresh(accountId, [...ids]);
   }
 
   /** Rebuilds every item's document from the database; returns how many were indexed. */

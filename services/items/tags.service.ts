@@ -6,12 +6,11 @@ import { isScoped, type Caller, type TagDto } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { newId, nowSeconds } from "@trove/db";
 import { itemEvent, scopeOf } from "./events.ts";
+import type { ItemEvents } from "./item-events.ts";
 import type { ItemsRepository } from "./items.repository.ts";
 import { requireWholeLibrary } from "./key-scope.ts";
 import type { NotesTagRemoval } from "./notes-tag-removal.ts";
 import { tagSlug } from "./slugs.ts";
-import { TagDeletionsRepository } from "./tag-deletions.repository.ts";
-import type { TagDeletionPublisher } from "./tag-deletions.ts";
 import { TagsRepository, type TagRow } from "./tags.repository.ts";
 
 const toDto = (t: TagRow, itemCount?: number): TagDto => ({
@@ -25,7 +24,7 @@ export class TagsService {
   constructor(
     private readonly repo: TagsRepository,
     private readonly items: ItemsRepository,
-    private readonly deletions: TagDeletionPublisher,
+    private readonly events: ItemEvents,
     private readonly notes: NotesTagRemoval,
   ) {}
 
@@ -80,7 +79,7 @@ export class TagsService {
    */
   async delete(caller: Caller, slug: string, requestId?: string) {
     requireWholeLibrary(caller, "deleting a tag");
-    const { itemsUntagged, deletion } = await this.items.transaction(async (tx) => {
+    const { itemsUntagged, deletion } = await this.items.transaction(async (tx, uow) => {
       const repo = new TagsRepository(tx.kysely);
       const [tag] = await repo.bySlugs(caller.accountId, [slug]);
       if (!tag) throw new AppError("not_found", "tag not found");
@@ -91,20 +90,15 @@ export class TagsService {
         const after = { ...before, tagSlugs: before.tagSlugs.filter((s) => s !== slug) };
         return itemEvent("item.untagged", row.id, before, after, { changedFields: ["tags"], tagSlugsRemoved: [slug] });
       });
-      await tx.addEvents(caller.accountId, events);
+      await this.events.record(uow, caller.accountId, events);
       await repo.delete(caller.accountId, tag.id);
       await tx.refreshLists(caller.accountId, itemIds);
-      // Announced with the deletion (the outbox), so notes hears of it even if the request below never reaches it.
-      const deletion = await new TagDeletionsRepository(tx.kysely).add(caller.accountId, { id: newId(), slug, deletedAt: Date.now() });
+      // Recorded with the deletion, so notes hears of it even if the request below never reaches it (a crash, no
+      // notes service running). Both may reach notes; removing a deleted tag from a note is idempotent.
+      const deletion = await this.events.recordTagDeleted(uow, caller.accountId, slug);
       return { itemsUntagged: rows.length, deletion };
     });
-    try {
-      await this.notes.apply(caller, deletion, requestId);
-    } finally {
-      // Published after notes answered, so its consumer usually finds the work done; a crash before this leaves
-      // the announcement to the next start.
-      this.deletions.poke();
-    }
+    await this.notes.apply(caller, deletion, requestId);
     return { ok: true, slug, itemsUntagged };
   }
 

@@ -1,5 +1,5 @@
-// The change stream over HTTP (GET /api/items/changes) and the outbox relay that publishes the same events on the
-// bus. Real: every service on PGlite + the in-process bus, or PostgreSQL + NATS JetStream.
+// The change stream over HTTP (GET /api/items/changes) and the consumers of the same item events in the event log.
+// Real: every service on PGlite + the in-process bus, or PostgreSQL + NATS JetStream.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { itemEventsFilter, type ItemEventMessage } from "@trove/contracts";
@@ -231,17 +231,19 @@ describe("refusals", () => {
   });
 });
 
-describe("the relay", () => {
-  test("publishes every logged event on the bus once, in log order, with the event id as message id", async () => {
+describe("the item events' consumers", () => {
+  test("a consumer of the log is handed every item event once, in log order, as the change stream shows it", async () => {
     const start = await head();
     const ids = [await save(), await save()];
     await update(ids[0]!, { tags: ["relayed"] });
     await trove.api("/api/items/delete", { method: "POST", json: { ids: [ids[1]] } });
     const logged = (await walk(start)).events.map((e) => e.id);
     const got: ItemEventMessage[] = [];
-    const sub = await trove.bus.consume({ durable: `watch-${crypto.randomUUID().slice(0, 8)}`, filter: itemEventsFilter }, async (ev) => {
-      got.push(ev.data as ItemEventMessage);
-      expect(ev.id).toBe((ev.data as ItemEventMessage).id);
+    const sub = await trove.runtime.events.consume({ name: `watch-${crypto.randomUUID().slice(0, 8)}`, filter: itemEventsFilter }, async (batch) => {
+      for (const ev of batch) {
+        got.push(ev.data as unknown as ItemEventMessage);
+        expect(ev.id).toBe((ev.data as unknown as ItemEventMessage).id);
+      }
     });
     try {
       await eventually(() => logged.every((id) => got.some((m) => m.id === id)));
@@ -255,11 +257,22 @@ describe("the relay", () => {
     } finally {
       await sub.stop();
     }
-    // Every row is marked published.
-    await eventually(async () => {
-      const left = await trove.db.withSchema("items").selectFrom("item_events").select("id").where("published_at", "is", null).execute();
-      return left.length === 0;
-    });
+  });
+
+  test("a deleted tag shows as item.untagged on its items; the deletion's own announcement is no item change", async () => {
+    const start = await head();
+    const id = await save();
+    await update(id, { tags: ["fleeting", "kept"] });
+    expect((await trove.api("/api/tags/fleeting", { method: "DELETE" })).status).toBe(200);
+    const id2 = await save();
+    const seen = (await walk(start)).events;
+    expect(seen.map((e) => [e.type, e.itemId])).toEqual([
+      ["item.created", id],
+      ["item.tagged", id],
+      ["item.untagged", id],
+      ["item.created", id2],
+    ]);
+    expect(seen[2].payload).toEqual({ changedFields: ["tags"], tagSlugsRemoved: ["fleeting"] });
   });
 });
 
@@ -272,7 +285,7 @@ describe.skipIf(!onPostgres)("the relay while another process holds the publishe
     let locked!: () => void;
     const isLocked = new Promise<void>((r) => (locked = r));
     const holder = trove.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(7361002)`.execute(trx);
+      await sql`select pg_advisory_xact_lock(7361012)`.execute(trx);
       locked();
       await new Promise<void>((r) => (release = r));
     });
@@ -282,7 +295,7 @@ describe.skipIf(!onPostgres)("the relay while another process holds the publishe
     const logged = (await walk(start)).events.map((e) => e.id);
     expect(logged.length).toBe(2);
     const unpublished = async () =>
-      (await trove.db.withSchema("items").selectFrom("item_events").select("id").where("id", "in", logged).where("published_at", "is", null).execute()).length;
+      (await trove.db.selectFrom("eventlog.events").select("id").where("id", "in", logged).where("published_at", "is", null).execute()).length;
     expect(await unpublished()).toBe(2);
     release();
     await holder;

@@ -1,5 +1,5 @@
-// Real: every service in-process on PGlite and the in-process bus, driven over HTTP. The outbox (item_events)
-// rows are read from the database here to check what was written; change-stream.test.ts reads them over HTTP.
+// Real: every service in-process on PGlite and the in-process bus, driven over HTTP. The item events are read from
+// the event log's table here to check what was recorded; change-stream.test.ts reads them over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addClientKey, bobKey, eventually, startTrove, type TestTrove } from "@trove/testing";
 
@@ -22,7 +22,9 @@ const update = async (id: string, body: unknown, key?: string) => {
   return { status: res.status, body: await res.json() };
 };
 const events = async (itemId: string) =>
-  (await trove.db.withSchema("items").selectFrom("item_events").selectAll().where("item_id", "=", itemId).orderBy("seq").execute()) as any[];
+  (await trove.db.selectFrom("eventlog.events").select("data").where("stream", "=", "items").where("subject", "like", "items.event.%").where("key", "=", itemId).orderBy("seq").execute()).map(
+    (r) => r.data,
+  ) as any[];
 
 describe("updating an item", () => {
   test("title, notes, tags and collections change and the answer has the documented fields", async () => {
@@ -54,14 +56,14 @@ describe("updating an item", () => {
     const all = await events(id);
     const tagged = all.find((e) => e.type === "item.tagged");
     expect(tagged.payload.tagSlugsAdded).toEqual(["alpha", "beta"]);
-    expect(tagged.before_scope).toEqual({ status: "stashed", tagSlugs: [], collectionIds: [] });
-    expect(tagged.after_scope.tagSlugs).toEqual(["alpha", "beta"]);
+    expect(tagged.beforeScope).toEqual({ status: "stashed", tagSlugs: [], collectionIds: [] });
+    expect(tagged.afterScope.tagSlugs).toEqual(["alpha", "beta"]);
     const updated = all.find((e) => e.type === "item.updated");
     expect(updated.payload.changedFields).toEqual(["title"]);
-    expect(updated.changed_at).toBeGreaterThan(1_700_000_000_000); // milliseconds
+    expect(updated.changedAt).toBeGreaterThan(1_700_000_000_000); // milliseconds
     const removed = all.find((e) => e.type === "item.collection_removed");
-    expect(removed.before_scope.collectionIds.length).toBe(1);
-    expect(removed.after_scope.collectionIds).toEqual([]);
+    expect(removed.beforeScope.collectionIds.length).toBe(1);
+    expect(removed.afterScope.collectionIds).toEqual([]);
   });
 
   test("an update that changes nothing writes no event", async () => {
@@ -121,7 +123,7 @@ describe("bulk actions", () => {
     expect((await trove.api(`/api/items/${bobs.id}`, { key: bobKey })).status).toBe(200);
     const deletedEvent = (await events(a)).at(-1);
     expect(deletedEvent.type).toBe("item.deleted");
-    expect(deletedEvent.after_scope).toBeNull();
+    expect(deletedEvent.afterScope).toBeNull();
   });
 
   test("empty or malformed id lists answer 400", async () => {

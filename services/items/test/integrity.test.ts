@@ -111,7 +111,7 @@ describe("a save is all or nothing", () => {
     await sql`create or replace function items.fail_store() returns trigger language plpgsql as $$
       begin if new.content_markdown like '%FAIL-THE-STORE%' then raise exception 'store failed on purpose'; end if; return new; end $$`.execute(trove.db);
     await sql`create trigger fail_store before update on items.items for each row execute function items.fail_store()`.execute(trove.db);
-    const eventCount = async () => (await sql<{ n: number }>`select count(*)::int as n from items.item_events`.execute(trove.db)).rows[0]!.n;
+    const eventCount = async () => (await sql<{ n: number }>`select count(*)::int as n from eventlog.events`.execute(trove.db)).rows[0]!.n;
     try {
       const before = await me(aliceKey);
       const events = await eventCount();
@@ -243,8 +243,8 @@ describe("refusals, whatever the timing", () => {
     gate.open();
     await eventually(async () => (await call(`/api/items/${saved.body.id}`, { key: bobKey }, background)).status === 404);
     expect(await me(bobKey, background)).toMatchObject({ linkCountLifetime: before.linkCountLifetime, linkCountMonth: before.linkCountMonth });
-    const types = (await background.db.withSchema("items").selectFrom("item_events").select("type").where("item_id", "=", saved.body.id).orderBy("seq").execute()).map((e) => e.type);
-    expect(types).toEqual(["item.created", "item.deleted"]);
+    const types = (await background.db.selectFrom("eventlog.events").select("subject").where("key", "=", saved.body.id).orderBy("seq").execute()).map((e) => e.subject);
+    expect(types).toEqual(["items.event.item.created", "items.event.item.deleted"]);
   });
 });
 
@@ -254,7 +254,7 @@ describe("privacy", () => {
     expect(saved.body.url).toBe("http://creds.test/private?x=1");
     const list = await trove.api("/api/items?source=creds.test&include=content");
     expect(await list.text()).not.toContain("s3cret");
-    const events = await trove.db.withSchema("items").selectFrom("item_events").selectAll().where("item_id", "=", saved.body.id).execute();
+    const events = await trove.db.selectFrom("eventlog.events").selectAll().where("key", "=", saved.body.id).execute();
     expect(JSON.stringify(events)).not.toContain("s3cret");
   });
 
