@@ -14,7 +14,7 @@ import { failNow, type JobContext, type QueueSet } from "@trove/jobs";
 import type { Logger } from "@trove/log";
 import { EntriesRepository } from "./entries.repository.ts";
 import type { ItemWriter } from "./item-writer.ts";
-import { mailQueueName, type MailJob } from "./mail-job.ts";
+import { mailQueueName, type MailJob } from "./queue-names.ts";
 import { MailSpoolRepository, type SpooledMail } from "./mail-spool.repository.ts";
 import { MessagesRepository, type MessageStatus } from "./messages.repository.ts";
 import { MailUnreadable, type PooledReading } from "./pooled-reading.ts";

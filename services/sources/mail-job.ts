@@ -4,13 +4,7 @@
 // the last try, or at once for a message that cannot be read, each inbox lists it as failed with why.
 import { defineQueue, type QueueDefinition } from "@trove/jobs";
 import type { MailIntake } from "./mail-intake.ts";
-
-export const mailQueueName = "mail";
-
-export interface MailJob {
-  /** The spool row, which is also the job's id. */
-  spoolId: string;
-}
+import { mailQueueName, type MailJob } from "./queue-names.ts";
 
 /** Tries: 2 s doubling to an hour apart, so 24 runs span about thirteen hours. */
 const maxAttempts = 24;

@@ -6,24 +6,14 @@
 import type { UnitOfWork } from "@trove/db";
 import { defineQueue, type Claim, type QueueSet } from "@trove/jobs";
 import type { Logger } from "@trove/log";
+import { pollQueueName, schedulePoll, type PollPayload } from "./queue-names.ts";
 import type { RunReport, SourceRunner } from "./source-runner.ts";
 import { SourcesRepository, type SourceRow } from "./sources.repository.ts";
 
-export interface PollPayload {
-  sourceId: string;
-}
-
-export const pollQueueName = "source-poll";
 /** Runs a poll may start before it gives up (crashes, database failures); the migration that made the first jobs says 5 too. */
 export const pollMaxAttempts = 5;
 /** Sources one replica polls at once. */
 export const pollConcurrency = 4;
-
-/** In the unit of work that gave a syncing source its next poll time: its job, due then (an open one only moves sooner). */
-export async function schedulePoll(jobs: QueueSet, uow: UnitOfWork, row: SourceRow): Promise<void> {
-  if (row.status !== "syncing" || row.next_poll_at === null) return;
-  await jobs.enqueue<PollPayload>(uow, pollQueueName, { sourceId: row.id }, { key: row.id, runAt: row.next_poll_at * 1000, accountId: row.account_id });
-}
 
 export interface SourcePollsDeps {
   /** The queues this replica enqueues to and works on (the host's, or a test replica's own). */

@@ -6,7 +6,7 @@ import { LeaseLost, type JobContext, type QueueSet } from "@trove/jobs";
 import type { Logger } from "@trove/log";
 import type { FeedPoller, PollResult } from "./feed-poller.ts";
 import { RunFailure } from "./feed-fetch.ts";
-import { schedulePoll } from "./poll-job.ts";
+import { schedulePoll } from "./queue-names.ts";
 import { RunsRepository, type RunOutcome } from "./runs.repository.ts";
 import { SourceEventsRepository, type NewSourceEvent } from "./source-events.repository.ts";
 import type { SourceRow } from "./sources.repository.ts";

@@ -5,7 +5,7 @@ import type { Caller, SourceType } from "@trove/contracts";
 import { inTransaction, newId, nowSeconds, type UnitOfWork } from "@trove/db";
 import { AppError } from "@trove/errors";
 import { LeaseLost, type Claim } from "@trove/jobs";
-import type { PollPayload } from "./poll-job.ts";
+import type { PollPayload } from "./queue-names.ts";
 import { SourceEventsRepository } from "./source-events.repository.ts";
 import { checkInclude, sourceOf, type SourceInclude } from "./source-view.ts";
 import { SourcesRepository, type SmartTagRule, type SourceRow, type SourceSettings } from "./sources.repository.ts";
