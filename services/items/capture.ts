@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { AppError } from "@trove/errors";
 import { nowSeconds, type UnitOfWork } from "@trove/db";
-import { ExtractError, type Extraction, type Extractor } from "@trove/extract";
+import { ExtractError, type ExtractErrorReason, type Extraction, type Extractor } from "@trove/extract";
 import type { Logger } from "@trove/log";
 import { FetchError, checkTarget, fetchPage, urlRefusal, type Resolver } from "@trove/webfetch";
 import { itemEvent, scopeOf } from "./events.ts";
@@ -22,14 +22,17 @@ export interface CaptureOptions {
 }
 
 /**
- * What a capture produced: content, or the reason there is none (`refused`: a URL Trove may not fetch).
- * `source` becomes the item's contentSource: fetched, sent by the browser, or carried by an import file.
+ * What a capture produced: content, or the reason there is none (`refused`: a URL Trove may not fetch; `ours`: a
+ * fault of this process, not of the page: the worker pool was full or closed, the capture was aborted, so that a
+ * capture run as a job tries again rather than record it on the item). `source` becomes the item's contentSource:
+ * fetched, sent by the browser, or carried by an import file.
  */
 export type Capture =
   | { ok: true; extraction: Extraction; source: "fetch" | "browser" | "import"; fetchTruncated: boolean; finalUrl: string }
-  | { ok: false; error: string; refused?: true };
+  | { ok: false; error: string; refused?: true; ours?: true };
 
 const fetchLimits = { connectTimeoutMs: 5_000, timeoutMs: 20_000, maxBytes: 5 * 1024 * 1024, maxRedirects: 5 };
+const ourExtractFaults = new Set<ExtractErrorReason>(["extract_busy", "extract_failed"]);
 
 export class ContentCapture {
   constructor(
@@ -51,18 +54,21 @@ export class ContentCapture {
     }
   }
 
-  /** Fetches (unless the browser sent the HTML) and extracts. Never throws: failures become `error`. */
-  async capture(url: string, html: string | undefined): Promise<Capture> {
+  /**
+   * Fetches (unless the browser sent the HTML) and extracts. Never throws: failures become `error`. `signal` ends
+   * the fetch early (the capture's job was given back or taken over).
+   */
+  async capture(url: string, html: string | undefined, signal?: AbortSignal): Promise<Capture> {
     try {
       if (html !== undefined) return { ok: true, extraction: await this.opts.extractor.html(html, { url }), source: "browser", fetchTruncated: false, finalUrl: url };
-      const page = await fetchPage(url, { allowPrivate: this.opts.allowPrivateNetwork, resolver: this.opts.resolver, ...fetchLimits });
+      const page = await fetchPage(url, { allowPrivate: this.opts.allowPrivateNetwork, resolver: this.opts.resolver, signal, ...fetchLimits });
       const isText = page.contentType.startsWith("text/plain") || page.contentType.startsWith("text/markdown");
       const extraction = isText
         ? await this.opts.extractor.text(page.text, { url: page.url, contentType: page.contentType })
         : await this.opts.extractor.html(page.text, { url: page.url, contentType: page.contentType });
       return { ok: true, extraction, source: "fetch", fetchTruncated: page.truncated, finalUrl: page.url };
     } catch (err) {
-      return this.failed(err, url);
+      return this.failed(err, url, signal);
     }
   }
 
@@ -79,11 +85,13 @@ export class ContentCapture {
     }
   }
 
-  private failed(err: unknown, url: string): Capture {
+  private failed(err: unknown, url: string, signal?: AbortSignal): Capture {
     const refusal = urlRefusal(err);
     if (refusal) return { ok: false, error: refusal.message, refused: true };
+    if (signal?.aborted) return { ok: false, error: "the capture was stopped", ours: true };
     if (err instanceof FetchError) return { ok: false, error: err.reason === "http_status" ? `HTTP ${err.status}` : `${err.reason}: ${err.message}` };
-    if (err instanceof ExtractError) return { ok: false, error: err.message };
+    // A full queue or a closed pool says nothing about the page (a timeout or a page too complex does).
+    if (err instanceof ExtractError) return { ok: false, error: err.message, ...(ourExtractFaults.has(err.reason) ? { ours: true as const } : {}) };
     this.log.error({ err, url }, "capture failed");
     return { ok: false, error: "extraction failed" };
   }

@@ -1,5 +1,6 @@
 // The items service: saved pages, their content, tags, collections, highlights, media, and their events in the
-// database's event log (the change stream reads them; the search index follows them).
+// database's event log (the change stream reads them; the search index follows them). Captures that outlast a
+// save's answer run on the items' work queue.
 import { join } from "node:path";
 import type { Kysely } from "kysely";
 import {
@@ -17,6 +18,7 @@ import { poolExtractor } from "@trove/extract";
 import { PostgresSearchEngine, startSemanticIndex } from "@trove/search";
 import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { ContentCapture } from "./capture.ts";
+import { CaptureJobs } from "./capture-job.ts";
 import { CaptureItemService } from "./capture-item.service.ts";
 import { CollectionsRepository } from "./collections.repository.ts";
 import { CollectionsService } from "./collections.service.ts";
@@ -59,7 +61,7 @@ export function itemsSearchIndex(db: Kysely<any>, opts: { maxRanked?: number } =
 
 export const itemsService: ServiceModule = {
   name: "items",
-  schema: { name: "items", migrations: join(import.meta.dir, "migrations") },
+  schema: { name: "items", migrations: join(import.meta.dir, "migrations"), queue: true },
   async start(rt) {
     const db = rt.database.db;
     const events = new ItemEvents(rt.events);
@@ -85,7 +87,9 @@ export const itemsService: ServiceModule = {
       },
       rt.log,
     );
-    const ingest = new IngestService(itemsRepo, usage, captures, media, tags, events, { waitMs: rt.config.ingestWaitMs }, rt.log);
+    // Background captures are jobs of the items' queue (the host starts its worker once every service has started).
+    const captureJobs = new CaptureJobs({ jobs: rt.jobs.for("items"), captures, media, usage, events, log: rt.log });
+    const ingest = new IngestService(itemsRepo, usage, captures, captureJobs, tags, events, { waitMs: rt.config.ingestWaitMs });
     const exportPage = new ExportPageService(itemsRepo, highlightsRepo, tags, collections);
     const imports = new ImportService(itemsRepo, usage, tags, collections, highlights, captures, events);
     const captureItem = new CaptureItemService(itemsRepo, events, captures);
@@ -129,9 +133,8 @@ export const itemsService: ServiceModule = {
     );
     return {
       stop: async () => {
+        // Captures under way are the host's to finish or give back (its job workers stop after every service).
         for (const s of subs) await s.stop();
-        // What the drained captures record stays in the log for the consumers (the host stops them after this).
-        await ingest.drain();
         await indexer.stop();
         await backfill;
         await semantic?.stop();

@@ -1,16 +1,16 @@
 // Saving a page: normalise and dedupe the URL, refuse what may not be fetched, fetch (SSRF-guarded) or take the
-// browser's HTML, extract, and store it all in one transaction with the plan count. Work that outlasts the
-// foreground budget finishes in the background. A scoped key saves into its scope and never over an item outside it.
+// browser's HTML, extract, and store it all in one transaction with the plan count. A capture that outlasts the
+// foreground budget becomes a job of the capture queue in the save's own transaction, so it outlives this process.
+// A scoped key saves into its scope and never over an item outside it.
 import { isScoped, type Caller } from "@trove/contracts";
-import { newId, nowSeconds } from "@trove/db";
-import type { Logger } from "@trove/log";
-import { keptContent, refusal, type Capture, type ContentCapture } from "./capture.ts";
+import { newId, nowSeconds, type UnitOfWork } from "@trove/db";
+import type { Claim } from "@trove/jobs";
+import { refusal, type Capture, type ContentCapture } from "./capture.ts";
+import type { CaptureJobs, CapturePayload } from "./capture-job.ts";
 import { itemEvent, scopeOf } from "./events.ts";
 import type { ItemEvents } from "./item-events.ts";
 import type { ItemRow, ItemsRepository } from "./items.repository.ts";
 import { outsideScope } from "./key-scope.ts";
-import type { MediaService } from "./media.service.ts";
-import { removeItems } from "./removal.ts";
 import { placeInScope } from "./scope-placement.ts";
 import type { TagsService } from "./tags.service.ts";
 import { normalizeUrl, parseSaveUrl, urlHash } from "./url.ts";
@@ -42,17 +42,14 @@ class PlanFull extends Error {}
 const hasContent = (r: ItemRow) => r.content_extracted_at !== null && r.content_extract_error === null;
 
 export class IngestService {
-  private readonly pending = new Set<Promise<unknown>>();
-
   constructor(
     private readonly repo: ItemsRepository,
     private readonly usage: UsageService,
     private readonly captures: ContentCapture,
-    private readonly media: MediaService,
+    private readonly later: CaptureJobs,
     private readonly tags: TagsService,
     private readonly events: ItemEvents,
     private readonly opts: IngestOptions,
-    private readonly log: Logger,
   ) {}
 
   async ingest(caller: Caller, input: { url: string; source?: string; html?: string }) {
@@ -75,25 +72,53 @@ export class IngestService {
     // A URL whose host Trove may not reach is refused before anything is saved, however slow its capture.
     if (input.html === undefined) await this.captures.refuseBlocked(normalized);
     const captureId = newId();
-    const work = this.captures.capture(normalized, input.html);
+    const job = (saved: Saved): CapturePayload => ({
+      itemId: saved.id,
+      url: normalized,
+      captureId,
+      ...(input.html !== undefined ? { html: input.html } : {}),
+      inserted: saved.inserted,
+      countedAt: saved.countedAt,
+    });
+    const background = async (saved: Saved) => ({
+      ok: true,
+      id: saved.id,
+      url: normalized,
+      extracted: false,
+      background: true,
+      sync: await this.usage.sync(caller, saved.inserted),
+    });
+    if (this.opts.waitMs <= 0) {
+      // No race: the save is stored with its capture queued, and a worker captures it.
+      return background(await this.save(caller, save, null, (uow, saved) => this.later.enqueue(uow, caller.accountId, job(saved))));
+    }
+    const stop = new AbortController();
+    const work = this.captures.capture(normalized, input.html, stop.signal);
     const first = await this.within(work, this.opts.waitMs);
-    if (first && !first.ok && first.refused) throw refusal(first.error);
-    const saved = await this.save(caller, save, first ? { capture: first, captureId } : null);
     if (first) {
+      if (!first.ok && first.refused) throw refusal(first.error);
+      const saved = await this.save(caller, save, { capture: first, captureId });
       const base = { ok: true, id: saved.id, url: normalized, extracted: first.ok, sync: await this.usage.sync(caller, saved.inserted) };
       return first.ok ? base : { ...base, extractError: first.error };
     }
-    // Slow page: answer now, finish in the background.
-    this.finishLater(caller, saved, work, captureId);
-    return { ok: true, id: saved.id, url: normalized, extracted: false, background: true, sync: await this.usage.sync(caller, saved.inserted) };
+    // Slow page: the save holds the capture's job, claimed by this process; the capture under way is handed to it.
+    let claim: Claim<CapturePayload> | undefined;
+    let saved: Saved;
+    try {
+      saved = await this.save(caller, save, null, async (uow, s) => void (claim = await this.later.claim(uow, caller.accountId, job(s))));
+    } catch (err) {
+      stop.abort();
+      throw err;
+    }
+    const held = claim!;
+    // A stop or a lost lease ends the fetch: the job's next holder fetches again.
+    held.signal.addEventListener("abort", () => stop.abort(), { once: true });
+    held.adopt(work.then((capture) => this.later.finish(held, capture)));
+    return background(saved);
   }
 
-  /**
-   * The capture if it ends within `ms`, else undefined. A wait of 0 is no race: the save goes to the background
-   * whatever the machine's speed. The timer is cleared when the capture wins, so a long wait holds nothing after.
-   */
+  /** The capture if it ends within `ms`, else undefined. The timer is cleared when the capture wins, so a long wait holds nothing after. */
   private async within(work: Promise<Capture>, ms: number): Promise<Capture | undefined> {
-    if (ms <= 0) return undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const waited = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
     try {
@@ -103,18 +128,19 @@ export class IngestService {
     }
   }
 
-  /** Waits for background captures (graceful stop), at most `ms`. */
-  async drain(ms = 25_000): Promise<void> {
-    await Promise.race([Promise.allSettled([...this.pending]), Bun.sleep(ms)]);
-  }
-
   /**
    * One transaction: the item inserted and counted toward the plan (item.created), or one more save of it
    * recorded (item.updated), plus the capture's content when there is one. All or nothing: a save refused by the
    * plan, or whose content cannot be stored, leaves no item and no count behind. A scoped caller's new item joins
-   * its scope; an item outside the scope (saved meanwhile) is left exactly as it was.
+   * its scope; an item outside the scope (saved meanwhile) is left exactly as it was. `queue` adds the capture's
+   * job to the same unit of work.
    */
-  private async save(caller: Caller, s: Save, stored: { capture: Capture; captureId: string } | null) {
+  private async save(
+    caller: Caller,
+    s: Save,
+    stored: { capture: Capture; captureId: string } | null,
+    queue?: (uow: UnitOfWork, saved: Saved) => Promise<void>,
+  ): Promise<Saved> {
     const now = nowSeconds();
     try {
       return await this.repo.transaction(async (tx, uow) => {
@@ -132,51 +158,13 @@ export class IngestService {
           await this.events.record(uow, caller.accountId, [itemEvent("item.updated", saved.id, scope, scope, { changedFields: ["timesAdded", "lastSeenAt"] })]);
         }
         if (stored) await this.captures.storeIn(tx, uow, caller.accountId, saved.id, stored.capture, stored.captureId, { announce: !saved.inserted });
-        return { ...saved, countedAt: now };
+        const result = { ...saved, countedAt: now };
+        await queue?.(uow, result);
+        return result;
       });
     } catch (err) {
       if (err instanceof PlanFull) throw await this.usage.quotaError(caller);
       throw err;
     }
-  }
-
-  private finishLater(caller: Caller, saved: Saved, work: Promise<Capture>, captureId: string) {
-    const job = work
-      .then(async (capture) => {
-        let outcome: string;
-        if (!capture.ok && capture.refused) outcome = await this.withdraw(caller.accountId, saved, capture.error);
-        else {
-          const stored = await this.repo.transaction((tx, uow) => this.captures.storeIn(tx, uow, caller.accountId, saved.id, capture, captureId, { announce: true }));
-          outcome = !stored ? "superseded" : capture.ok ? "stored" : "failed";
-        }
-        this.log.info({ itemId: saved.id, outcome }, "background capture finished");
-      })
-      .catch((err) => this.log.error({ err, itemId: saved.id }, "background capture failed"));
-    this.pending.add(job);
-    void job.finally(() => this.pending.delete(job));
-  }
-
-  /**
-   * A refusal found only after the answer (a redirect to a blocked address): the save that added the item takes
-   * it back, count included, unless content arrived meanwhile (a browser save); an older item records the error.
-   */
-  private async withdraw(accountId: string, saved: Saved, message: string): Promise<string> {
-    let outcome = "refused";
-    const blobKeys = await this.repo.transaction(async (tx, uow) => {
-      const row = await tx.getById(accountId, saved.id, { content: true, lock: true });
-      if (!row) return [];
-      if (saved.inserted && row.content_capture_id === null) {
-        const removed = await removeItems(tx, uow, this.events, accountId, [row]);
-        await this.usage.giveBack(tx, accountId, saved.countedAt);
-        outcome = "withdrawn";
-        return removed.blobKeys;
-      }
-      await tx.setContent(accountId, row.id, { ...keptContent(row), contentExtractError: `url_not_allowed: ${message}`, now: nowSeconds() });
-      const scope = scopeOf(row);
-      await this.events.record(uow, accountId, [itemEvent("item.updated", row.id, scope, scope, { changedFields: ["contentExtractError"] })]);
-      return [];
-    });
-    await this.media.dropBlobs(blobKeys);
-    return outcome;
   }
 }

@@ -133,7 +133,7 @@ for (const stack of stacks) {
       const body = await health(a);
       expect(body.status).toBe("ok");
       expect(body.services.exports.queue).toEqual({ queued: 1, due: 0, running: 1, leaseExpired: 0, failed: 0 });
-      expect(body.services.items.queue).toBeUndefined();
+      expect(body.services.notes.queue).toBeUndefined();
 
       await a.stop(); // a grace of 0: the running job is given back at once, its attempt returned
       const second = probeQueue({ concurrency: 1 });

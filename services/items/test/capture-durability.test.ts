@@ -1,0 +1,164 @@
+// Real: every service in-process (PGlite + the in-process bus, or PostgreSQL + NATS) restarted on its data; the
+// embedded deployment as its own process, or on PostgreSQL + NATS the items service as its own process beside the
+// others, killed with SIGKILL; pages served on 127.0.0.1 and held until the test releases them. A save that
+// answered before its capture ended is durable work: a stop or a crash hands the capture to the next start, and a
+// capture that can never finish ends with an error its owner reads.
+import { afterEach, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import {
+  eventually,
+  heldTitle,
+  spawnBun,
+  spawnEmbedded,
+  startPageServer,
+  startTrove,
+  testStack,
+  testStackDefaults,
+  waitForHealth,
+  type Api,
+  type PageServer,
+} from "@trove/testing";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function pageServer(): PageServer {
+  const pages = startPageServer();
+  cleanups.push(() => pages.stop());
+  return pages;
+}
+
+// The held page cannot answer before the test releases it, so a save of it answers `background: true` whatever the
+// machine's speed; the short wait makes that answer come soon.
+const slowSave = { TROVE_INGEST_WAIT_MS: "100" };
+/** Health is asked every 100 ms while a process starts: far more than the default rate limit allows in a minute. */
+const unlimited = { TROVE_RATE_LIMIT: "1000000" };
+
+async function saveHeld(api: Api, pages: PageServer): Promise<string> {
+  const res = await api("/api/ingest", { method: "POST", json: { url: `${pages.url}/held` } });
+  expect(res.status).toBe(200);
+  const body = await res.json();
+  expect(body).toMatchObject({ ok: true, extracted: false, background: true });
+  return body.id;
+}
+
+const item = async (api: Api, id: string) => {
+  const res = await api(`/api/items/${id}`);
+  expect(res.status).toBe(200);
+  return res.json();
+};
+
+const heldHits = (pages: PageServer) => pages.hits.get("/held") ?? 0;
+
+/** The page's capture begins again: the held page is asked for an `n`th time. */
+const askedAgain = (pages: PageServer, n: number) => eventually(() => heldHits(pages) >= n, 30_000);
+
+/** What health shows of the items' work queue. */
+const captureQueue = async (api: Api) => (await (await api("/api/health", { key: null })).json()).services.items.queue;
+
+/**
+ * A Trove whose items service a test kills with SIGKILL and starts again on the same data: the embedded deployment
+ * (one process, PGlite in its data directory), or on PostgreSQL + NATS the items service as its own process (as
+ * the distributed deployment runs it) beside the other services in this process. A dead items process's claims are
+ * taken over once their lease (one second here) has run out.
+ */
+async function crashable(env: Record<string, string>): Promise<{ api: Api; crash(): Promise<void>; restart(): Promise<void> }> {
+  if (testStack() === "embedded") {
+    const trove = await spawnEmbedded({ ...unlimited, ...env });
+    cleanups.push(() => trove.stop());
+    return { api: trove.api, crash: async () => void (await trove.kill("SIGKILL")), restart: () => trove.restart() };
+  }
+  const trove = await startTrove({ ...unlimited, ...env }, { without: ["items"] });
+  cleanups.push(() => trove.stop());
+  const { busPrefix, natsUrl } = trove.runtime.config;
+  const itemsEnv = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    DATABASE_URL: trove.databaseUrl!,
+    NATS_URL: natsUrl!,
+    TROVE_BUS_PREFIX: busPrefix,
+    TROVE_ALLOW_PRIVATE_NETWORK: "1",
+    LOG_LEVEL: "warn",
+    TROVE_JOB_LEASE_MS: "1000",
+    ...testStackDefaults,
+    ...env,
+  };
+  let proc: Subprocess | undefined;
+  const start = async () => {
+    proc = spawnBun("services/items/main.ts", itemsEnv);
+    await waitForHealth(trove.url);
+  };
+  const crash = async () => {
+    proc?.kill("SIGKILL");
+    await proc?.exited;
+    proc = undefined;
+  };
+  cleanups.push(async () => {
+    proc?.kill("SIGTERM");
+    await proc?.exited;
+  });
+  await start();
+  return { api: trove.api, crash, restart: start };
+}
+
+describe("a background capture outlives its process", () => {
+  test("stopped during the capture: the capture is given back, and after the restart the item gets its content", async () => {
+    const pages = pageServer();
+    // No grace: the stop gives the capture back at once (the held page could not answer within one anyway).
+    const trove = await startTrove({ ...slowSave, TROVE_STOP_GRACE_MS: "0" }, { persistent: true });
+    cleanups.push(() => trove.stop());
+    const id = await saveHeld(trove.api, pages);
+    await pages.reached("/held");
+
+    await trove.restart();
+    await askedAgain(pages, 2);
+    // The stop recorded nothing on the item: its capture is running again, not failed.
+    expect(await item(trove.api, id)).toMatchObject({ contentAvailable: false, contentExtractError: null });
+    pages.release();
+    await eventually(async () => (await item(trove.api, id)).contentAvailable === true, 30_000);
+    expect(await item(trove.api, id)).toMatchObject({ title: heldTitle, contentSource: "fetch", contentExtractError: null });
+    await eventually(async () => (await captureQueue(trove.api)).running === 0);
+  }, 120_000);
+
+  test("killed during the capture (SIGKILL): after the restart the page is captured again and the item gets its content", async () => {
+    const pages = pageServer();
+    const trove = await crashable(slowSave);
+    const id = await saveHeld(trove.api, pages);
+    await pages.reached("/held");
+
+    await trove.crash();
+    await trove.restart();
+    await askedAgain(pages, 2);
+    expect(await item(trove.api, id)).toMatchObject({ contentAvailable: false, contentExtractError: null });
+    pages.release();
+    await eventually(async () => (await item(trove.api, id)).contentAvailable === true, 30_000);
+    expect(await item(trove.api, id)).toMatchObject({ title: heldTitle, contentExtractError: null });
+    expect(heldHits(pages)).toBe(2);
+  }, 180_000);
+
+  test("a capture cut short by a crash at every try ends with an error the owner reads, and is not tried again", async () => {
+    const pages = pageServer();
+    const trove = await crashable(slowSave);
+    const id = await saveHeld(trove.api, pages);
+    // Three tries, each killed while it waits for the page.
+    for (let n = 1; n <= 3; n++) {
+      await askedAgain(pages, n);
+      await trove.crash();
+      await trove.restart();
+    }
+    await eventually(async () => (await item(trove.api, id)).contentExtractError !== null, 30_000);
+    const it = await item(trove.api, id);
+    expect(it.contentAvailable).toBe(false);
+    expect(it.contentExtractError).toMatch(/^capture_interrupted: the page could not be captured after 3 tries/);
+    expect(heldHits(pages)).toBe(3);
+    expect(await captureQueue(trove.api)).toMatchObject({ running: 0, leaseExpired: 0, failed: 1 });
+    // The item's change is announced like any capture's end.
+    const { events } = await (await trove.api("/api/items/changes?limit=100")).json();
+    expect((events as any[]).filter((e) => e.itemId === id).map((e) => [e.type, e.payload.changedFields])).toEqual([
+      ["item.created", []],
+      ["item.updated", ["contentExtractError"]],
+    ]);
+  }, 240_000);
+});
