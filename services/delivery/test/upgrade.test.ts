@@ -83,7 +83,7 @@ describe("upgrade", () => {
     await eventually(() => open.received.length === 2, 30_000);
     expect(ids(open)).toEqual(["due", "leased"]);
     let list: any[] = [];
-    await eventually(async () => (list = (await api("/api/webhooks/ep-open/deliveries")).deliveries).every((d) => d.status === "succeeded"), 30_000);
+    await eventually(async () => (list = (await api("/api/webhooks/ep-open/deliveries")).deliveries).every((d: any) => d.status === "succeeded"), 30_000);
     expect(Object.fromEntries(list.map((d) => [d.id, d.attempts]))).toEqual({ due: 1, leased: 2, done: 1 });
     expect(held.received).toHaveLength(0);
     expect((await api("/api/webhooks/ep-held/deliveries")).deliveries[0]).toMatchObject({ id: "waiting", status: "pending", attempts: 0 });
