@@ -147,8 +147,9 @@ export class DeliveriesRepository {
       .execute()) as AttemptRow[];
   }
 
-  /** What an attempt of the delivery needs; undefined once it is gone (with its endpoint). */
-  async target(id: string): Promise<DeliveryTarget | undefined> {
+  /** What attempts of these deliveries need; a delivery gone (with its endpoint) is left out. */
+  async targets(ids: string[]): Promise<DeliveryTarget[]> {
+    if (ids.length === 0) return [];
     return (await this.db
       .selectFrom(`${deliveries} as d`)
       .innerJoin("delivery.endpoints as e", "e.id", "d.endpoint_id")
@@ -165,28 +166,38 @@ export class DeliveriesRepository {
         "e.consecutive_failures",
         "e.status as endpoint_status",
       ])
-      .where("d.id", "=", id)
-      .executeTakeFirst()) as DeliveryTarget | undefined;
+      .where("d.id", "in", ids)
+      .execute()) as DeliveryTarget[];
   }
 
   /**
-   * Writes an attempt and its delivery's new state in one statement, the endpoint's row locked first (for key share,
-   * as deleting the endpoint locks it before its deliveries: the other order deadlocks with a delete). Writes nothing
-   * when the delivery is gone or no longer pending.
+   * Writes attempts and their deliveries' new states, a thousand per statement, the endpoints' rows locked first
+   * (for key share, as deleting an endpoint locks it before its deliveries: the other order deadlocks with a
+   * delete). A delivery gone or no longer pending gets nothing written.
    */
-  async record(r: AttemptRecord): Promise<boolean> {
-    const { rows } = await sql<{ id: string }>`
-      with endpoint as (select id from delivery.endpoints where id = ${r.endpointId} for key share),
-      delivery as (
-        update delivery.deliveries set status = ${r.status}, attempts = ${r.attempt}::int4, last_status_code = ${r.statusCode}::int4,
-          last_error = ${r.error}::text, next_attempt_at = ${r.nextAttemptAt}::int8
-        where id = ${r.deliveryId} and status = 'pending' and endpoint_id = (select id from endpoint)
-        returning id)
-      insert into delivery.attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, message)
-      select ${Bun.randomUUIDv7()}, id, ${r.attempt}::int4, ${r.startedAt}::int8, ${r.durationMs}::int4, ${r.statusCode}::int4, ${r.error}::text, ${r.message}::text
-        from delivery
-      returning delivery_id as id`.execute(this.db);
-    return rows.length === 1;
+  async record(records: AttemptRecord[]): Promise<void> {
+    for (let i = 0; i < records.length; i += insertChunk) {
+      const chunk = records.slice(i, i + insertChunk);
+      const endpointIds = [...new Set(chunk.map((r) => r.endpointId))].sort();
+      const values = sql.join(
+        chunk.map(
+          (r) =>
+            sql`(${r.deliveryId}::text, ${r.status}::text, ${r.attempt}::int4, ${r.statusCode}::int4, ${r.error}::text, ${r.nextAttemptAt}::int8,
+              ${Bun.randomUUIDv7()}::text, ${r.startedAt}::int8, ${r.durationMs}::int4, ${r.message}::text)`,
+        ),
+      );
+      await sql`
+        with endpoint as (select id from delivery.endpoints where id = any(${endpointIds}::text[]) order by id for key share),
+        v (id, status, attempt, status_code, error, next_attempt_at, attempt_id, started_at, duration_ms, message) as (values ${values}),
+        delivery as (
+          update delivery.deliveries d set status = v.status, attempts = v.attempt, last_status_code = v.status_code,
+            last_error = v.error, next_attempt_at = v.next_attempt_at
+          from v where d.id = v.id and d.status = 'pending' and d.endpoint_id in (select id from endpoint)
+          returning d.id)
+        insert into delivery.attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, message)
+        select v.attempt_id, v.id, v.attempt, v.started_at, v.duration_ms, v.status_code, v.error, v.message
+          from v join delivery on delivery.id = v.id`.execute(this.db);
+    }
   }
 
   /** A pending delivery's next attempt is due at `at` (it was given back, or a fault of ours put it off). */

@@ -5,11 +5,12 @@
 // share one): a success ends the job; a failure queues it again at the schedule's time (a Retry-After may stretch
 // it) or, after the last attempt, fails it; the attempt that disables its endpoint fails the endpoint's other jobs
 // with it. Pausing, resuming and disabling an endpoint act on its group.
+import DataLoader from "dataloader";
 import type { UnitOfWork } from "@trove/db";
 import { defineQueue, failNow, LeaseLost, retryAt, type Job, type QueueDefinition, type QueueSet } from "@trove/jobs";
 import type { Logger } from "@trove/log";
 import type { Resolver } from "@trove/webfetch";
-import type { AttemptRecord, DeliveriesRepository, DeliveryStatus } from "./deliveries.repository.ts";
+import type { AttemptRecord, DeliveriesRepository, DeliveryStatus, DeliveryTarget } from "./deliveries.repository.ts";
 import type { EndpointsRepository } from "./endpoints.repository.ts";
 import { maxAttempts, nextAttemptAt, parseRetryAfter, type RetryPolicy } from "./schedule.ts";
 import { sendAttempt } from "./send.ts";
@@ -61,14 +62,39 @@ function failureCode(reason: string): string {
 
 export function webhookJobs(d: WebhookJobDeps): QueueDefinition<WebhookPayload> {
   const { options } = d;
+  // The runs a claim starts begin in one turn of the event loop: their deliveries are read in one query (the
+  // database, PGlite above all, is what limits deliveries per second). Never cached: each run reads afresh.
+  const targets = new DataLoader<string, DeliveryTarget | undefined>(
+    async (ids) => {
+      const found = new Map((await d.deliveries.targets([...ids])).map((t) => [t.id, t]));
+      return ids.map((id) => found.get(id));
+    },
+    { cache: false, maxBatchSize: 1_000 },
+  );
+
+  // The successes ended in one unit of work (the ends of one turn of the event loop) are written as one statement
+  // just before its commit.
+  const successes = new WeakMap<UnitOfWork, AttemptRecord[]>();
+  const recordSuccess = (uow: UnitOfWork, r: AttemptRecord): void => {
+    let batch = successes.get(uow);
+    if (!batch) {
+      const mine: AttemptRecord[] = [];
+      successes.set(uow, (batch = mine));
+      uow.beforeCommit(() => d.deliveries.on(uow).record(mine));
+    }
+    batch.push(r);
+  };
 
   /** The attempt, its delivery's new state and its endpoint's health, in the unit of work that ends the job. */
   const write = async (uow: UnitOfWork, m: Made, status: DeliveryStatus, next: number | null): Promise<void> => {
     const endpoints = d.endpoints.on(uow);
-    // The endpoint first, as a delete of it locks it before its deliveries.
+    // The endpoint first, as a delete of it locks it before its deliveries; failure counts in the order attempts end.
     const disabled = !m.ok && (await endpoints.countFailure(m.endpointId, m.startedAt + m.durationMs, options.disableAfter));
     if (m.ok && m.failuresBefore !== 0) await endpoints.countSuccess(m.endpointId);
-    await d.deliveries.on(uow).record({ ...m, status, nextAttemptAt: next });
+    const record: AttemptRecord = { ...m, status, nextAttemptAt: next };
+    // A failure is written at once: a disable that follows drops the delivery after it.
+    if (m.ok) recordSuccess(uow, record);
+    else await d.deliveries.on(uow).record([record]);
     if (disabled) {
       // Its other deliveries are dropped with their jobs (this one too, when it was to be tried again).
       await d.queue.failGroup(uow, webhookQueue, m.endpointId, "endpoint_disabled");
@@ -84,7 +110,7 @@ export function webhookJobs(d: WebhookJobDeps): QueueDefinition<WebhookPayload> 
     concurrency: perProcess,
     group: { of: (p) => p.endpointId, limit: perEndpoint },
     run: async (job, ctx) => {
-      const target = await d.deliveries.target(job.id);
+      const target = await targets.load(job.id);
       // Gone with its endpoint, or ended already: nothing to send.
       if (!target || target.status !== "pending") return;
       // Disabled since it was made (its group was failed with it, unless it was made before the queue kept them).
