@@ -155,4 +155,21 @@ describe("webhooks across restarts", () => {
       return queue !== undefined && queue.running === 0 && queue.due === 0 && queue.leaseExpired === 0;
     }, 30_000);
   }, 120_000);
+
+  test("a delivery whose every run was cut short fails as interrupted, not sent once more", async () => {
+    const r = receiver(() => hang());
+    const id = await endpoint(r.url);
+    const queued = (await api(`/api/webhooks/${id}/test`, { method: "POST" })).delivery;
+    await eventually(() => r.hanging === 1, 30_000);
+    await trove.restart({ without: ["delivery"] });
+    // As processes that died in the middle of its runs, ten times over, leave its job: claimed, by no one alive.
+    await sql`update delivery.queue set state = 'running', attempts = max_attempts, lease_token = 'a process that died', lease_until = 0
+      where id = ${queued.id}`.execute(trove.db);
+    await trove.restart();
+    let done: any;
+    await eventually(async () => (done = (await api(`/api/webhooks/${id}/deliveries`)).deliveries[0]).status !== "pending", 30_000);
+    expect(done).toMatchObject({ id: queued.id, status: "failed", lastError: "interrupted", attempts: 0, nextAttemptAt: null, attemptLog: [] });
+    expect(r.received).toHaveLength(1);
+    r.release();
+  }, 120_000);
 });
