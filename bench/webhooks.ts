@@ -1,10 +1,10 @@
 // `bun run bench:webhooks`: signed webhook deliveries per second to a loopback receiver (bench/webhook-receiver.ts,
 // its own process, verifying every signature with the standardwebhooks library), in the embedded deployment (every
 // service in this process, PGlite + in-process bus) and the distributed one (every service its own process over
-// PostgreSQL + NATS). The dispatcher is what is measured: BENCH_DELIVERIES deliveries (default 5000) are written in
-// SQL to paused endpoints (as a pause holds them), the endpoints are resumed through the API, and the clock runs
-// until every delivery is recorded as succeeded. Run for 1 endpoint (at most 16 attempts in flight to it) and for
-// 8 endpoints. Prints a Markdown table for docs/benchmarks.md.
+// PostgreSQL + NATS). The webhook queue is what is measured: BENCH_DELIVERIES deliveries (default 5000) and their
+// jobs are written in SQL to paused endpoints (as a pause holds them), the endpoints are resumed through the API,
+// and the clock runs until every delivery is recorded as succeeded. Run for 1 endpoint (at most 16 attempts in
+// flight to it) and for 8 endpoints. Prints a Markdown table for docs/benchmarks.md.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { startHost } from "@trove/host";
 import { createLogger } from "@trove/log";
 import { aliceKey, backingServices, seedAccounts, type Backing } from "@trove/testing";
 import { allServices } from "../services.ts";
+import { maxRuns, webhookQueue } from "../services/delivery/webhook-job.ts";
 import type { Db } from "./sql.ts";
 import { startDistributed } from "./topology.ts";
 
@@ -89,7 +90,24 @@ async function run(deployment: string, base: string, db: Db, endpointCount: numb
     });
     return { id, account_id: e.accountId, endpoint_id: e.id, event_id: eventId, type: "item.tagged", body, status: "pending", next_attempt_at: now, created_at: now };
   });
-  for (let i = 0; i < rows.length; i += 1000) await db.insertInto("delivery.deliveries").values(rows.slice(i, i + 1000)).execute();
+  // Each delivery with its job, as the fan-out makes them: the webhook queue's, in its endpoint's (paused) group.
+  const jobs = rows.map((r) => ({
+    id: r.id,
+    queue: webhookQueue,
+    group_key: r.endpoint_id,
+    account_id: r.account_id,
+    payload: JSON.stringify({ endpointId: r.endpoint_id }),
+    state: "queued",
+    attempts: 0,
+    max_attempts: maxRuns,
+    run_at: now,
+    created_at: now,
+    updated_at: now,
+  }));
+  for (let i = 0; i < rows.length; i += 1000) {
+    await db.insertInto("delivery.deliveries").values(rows.slice(i, i + 1000)).execute();
+    await db.insertInto("delivery.queue").values(jobs.slice(i, i + 1000)).execute();
+  }
   const before = await receiverStats();
   const started = performance.now();
   await Promise.all(endpoints.map((e) => call(base, `/api/webhooks/${e.id}`, "PATCH", { status: "enabled" })));

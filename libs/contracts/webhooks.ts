@@ -67,7 +67,7 @@ export const WebhookDelivery = t.Object({
   status: DeliveryStatus,
   attempts: Int4(),
   lastStatusCode: t.Nullable(Int4()),
-  lastError: t.Nullable(t.String({ description: "stable code of the last failed attempt (see attemptLog); endpoint_disabled when dropped" })),
+  lastError: t.Nullable(t.String({ description: "stable code of the last failed attempt (see attemptLog); endpoint_disabled when dropped; interrupted when every run was cut short before its attempt was written" })),
   nextAttemptAt: t.Nullable(Millis("when the next attempt is due; null once succeeded or failed")),
   createdAt: Millis(),
   attemptLog: t.Array(DeliveryAttempt, { description: "every attempt, oldest first (at most 5)" }),

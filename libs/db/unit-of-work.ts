@@ -2,6 +2,7 @@
 // queue's workers). The service that makes the change owns it; repositories only run statements on `uow.db`.
 // Hooks run after the commit and never after a rollback, so a poke can never announce a change that did not
 // happen. A unit of work begun inside another one joins it: one transaction, its hooks run after the outer commit.
+// Hooks may also run just before the commit, inside the transaction, to write what many parts of a change gathered.
 import type { Kysely } from "kysely";
 import { createLogger, type Logger } from "@trove/log";
 
@@ -10,6 +11,12 @@ export interface UnitOfWork {
   readonly db: Kysely<any>;
   /** Runs `hook` after the commit (never after a rollback), in the order given; a throwing hook is logged, never rethrown. */
   afterCommit(hook: () => void): void;
+  /**
+   * Runs `hook` in the transaction once the change's own work is done, before the commit, in the order given:
+   * writes gathered from many parts of one change (the ends of a batch of jobs) go out as one statement. A hook
+   * that throws rolls the whole unit of work back.
+   */
+  beforeCommit(hook: () => Promise<void>): void;
 }
 
 export interface UnitOfWorkOptions {
@@ -21,9 +28,20 @@ type State = "open" | "committed" | "rolled back";
 
 class Work implements UnitOfWork {
   private readonly hooks: (() => void)[] = [];
+  private readonly closing: (() => Promise<void>)[] = [];
   state: State = "open";
 
   constructor(readonly db: Kysely<any>) {}
+
+  beforeCommit(hook: () => Promise<void>): void {
+    if (this.state !== "open") throw new Error(`beforeCommit on a unit of work already ${this.state}`);
+    this.closing.push(hook);
+  }
+
+  /** The before-commit hooks, those added by a hook included. */
+  async close(): Promise<void> {
+    for (let hook = this.closing.shift(); hook; hook = this.closing.shift()) await hook();
+  }
 
   afterCommit(hook: () => void): void {
     // A hook added after the end would either never run or run for a change already announced: a bug either way.
@@ -57,9 +75,11 @@ export async function inTransaction<T>(db: Kysely<any> | UnitOfWork, fn: (uow: U
   if (db.isTransaction) throw new Error("inTransaction was given a transaction: pass its unit of work, so that hooks run after its commit");
   let work: Work | undefined;
   try {
-    const result = await db.transaction().execute((trx) => {
+    const result = await db.transaction().execute(async (trx) => {
       work = new Work(trx);
-      return fn(work);
+      const out = await fn(work);
+      await work.close();
+      return out;
     });
     work!.state = "committed";
     work!.runHooks(opts.log ?? (fallbackLog ??= createLogger("error", { component: "unit-of-work" })));

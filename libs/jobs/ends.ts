@@ -80,8 +80,10 @@ export class EndWriter {
           const held = await inTransaction(
             this.db,
             async (uow) => {
+              // Every job of the batch that is done is marked so in one statement; their functions run after, in order.
+              const marked = await this.markDone(uow, batch);
               const out: boolean[] = [];
-              for (const p of batch) out.push(await this.apply(uow, p.run, p.end));
+              for (const p of batch) out.push(await this.apply(uow, p.run, p.end, marked));
               return out;
             },
             { log: this.log },
@@ -115,13 +117,24 @@ export class EndWriter {
     p.settle(held);
   }
 
-  private async apply(uow: UnitOfWork, run: EndingRun, end: End): Promise<boolean> {
+  /** Marks the batch's done jobs done in one statement; answers, by lease token, whether each was still held. */
+  private async markDone(uow: UnitOfWork, batch: Pending[]): Promise<Map<string, boolean>> {
+    const done = batch.filter((p) => p.end.kind === "done" && !p.run.ended);
+    if (done.length < 2) return new Map();
+    const held = await this.repo.doneMany(
+      uow.db,
+      done.map((p) => ({ id: p.run.job.id, token: p.run.token, now: p.run.now() })),
+    );
+    return new Map(done.map((p) => [p.run.token, held.has(p.run.token)]));
+  }
+
+  private async apply(uow: UnitOfWork, run: EndingRun, end: End, marked?: Map<string, boolean>): Promise<boolean> {
     if (run.ended) return false;
     const { job, def, token } = run;
     const now = run.now();
     let held: boolean;
     if (end.kind === "done") {
-      held = await this.repo.done(uow.db, job.id, token, now);
+      held = marked?.get(token) ?? (await this.repo.done(uow.db, job.id, token, now));
       if (held && end.fn) await end.fn(uow);
     } else if (end.kind === "again") {
       held = await this.repo.requeue(uow.db, { id: job.id, token, runAt: end.runAt, reason: end.reason, giveBack: end.giveBack, now });

@@ -194,6 +194,18 @@ export class QueueRepository {
     return rows.length === 1;
   }
 
+  /** Ends many held jobs as done in one statement; answers the lease tokens that were still held. */
+  async doneMany(db: Kysely<any>, jobs: { id: string; token: string; now: number }[]): Promise<Set<string>> {
+    if (jobs.length === 0) return new Set();
+    const values = sql.join(jobs.map((j) => sql`(${j.id}, ${j.token}, ${j.now}::int8)`));
+    const { rows } = await sql<{ token: string }>`update ${this.table} q set state = 'done', payload = 'null'::jsonb, lease_token = null,
+        lease_until = null, last_error = null, updated_at = v.now
+      from (values ${values}) as v (id, token, now)
+      where q.id = v.id and q.lease_token = v.token and q.state = 'running'
+      returning v.token`.execute(db);
+    return new Set(rows.map((r) => r.token));
+  }
+
   /** Queues a held job again at `runAt`; `giveBack` returns the attempt (a release on stop). False if not held. */
   async requeue(db: Kysely<any>, o: { id: string; token: string; runAt: number; reason: string | null; giveBack: boolean; now: number }): Promise<boolean> {
     const { rows } = await sql`update ${this.table} set state = 'queued', run_at = ${o.runAt}::int8,

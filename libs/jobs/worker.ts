@@ -470,10 +470,15 @@ export class QueueSet {
       const delay = attempt < maxAttempts ? retryDelayMs(run.def, attempt, err, this.random) : null;
       runAt = delay === null ? null : run.now() + delay;
     }
+    // A handler's own decision (retryAt, failNow) is no fault of ours: its reason says it all, without a stack, and
+    // a retry it asked for is routine (a webhook receiver that answered 503).
+    const decided = err instanceof FailNow || err instanceof RetryAt;
+    const detail = decided ? { reason } : { err, reason };
     if (runAt === null) {
-      if (await this.ends.write(run, { kind: "failed", reason })) log.warn({ err, reason }, "job failed");
+      if (await this.ends.write(run, { kind: "failed", reason })) log.warn(detail, "job failed");
     } else if (await this.ends.write(run, { kind: "again", runAt, reason, giveBack: false })) {
-      log.warn({ err, reason, retryAt: runAt }, "job will run again");
+      if (decided) log.info({ ...detail, retryAt: runAt }, "job will run again");
+      else log.warn({ ...detail, retryAt: runAt }, "job will run again");
     }
   }
 

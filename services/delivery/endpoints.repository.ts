@@ -1,6 +1,9 @@
-// Every query of the webhook endpoints table. Kysely only; the owner's account id is part of every signature.
+// Every query of the webhook endpoints table. Kysely only; the owner's account id is part of every signature that
+// serves a user; the fan-out reads the endpoints of the accounts in a batch of events, and an attempt's end counts
+// its endpoint's failures.
 import { sql, type Kysely } from "kysely";
 import type { ScopeFilter } from "@trove/contracts";
+import type { UnitOfWork } from "@trove/db";
 
 export type EndpointStatus = "enabled" | "paused" | "disabled";
 
@@ -43,6 +46,11 @@ const table = "delivery.endpoints";
 
 export class EndpointsRepository {
   constructor(private readonly db: Kysely<any>) {}
+
+  /** The same queries in a unit of work. */
+  on(uow: UnitOfWork): EndpointsRepository {
+    return new EndpointsRepository(uow.db);
+  }
 
   async insert(accountId: string, e: NewEndpoint): Promise<EndpointRow> {
     return (await this.db
@@ -130,13 +138,45 @@ export class EndpointsRepository {
       .executeTakeFirst()) as EndpointRow | undefined;
   }
 
-  /** The endpoints that take new deliveries for an account's events: enabled ones, and paused ones (held). */
-  async listeners(accountId: string): Promise<EndpointRow[]> {
+  /** The endpoints that take new deliveries for these accounts' events: enabled ones, and paused ones (held). */
+  async listeners(accountIds: string[]): Promise<EndpointRow[]> {
+    if (accountIds.length === 0) return [];
     return (await this.db
       .selectFrom(table)
       .selectAll()
-      .where("account_id", "=", accountId)
+      .where("account_id", "in", accountIds)
       .where("status", "in", ["enabled", "paused"])
       .execute()) as EndpointRow[];
+  }
+
+  /** A success clears the failure count (a disabled endpoint keeps the count that disabled it until re-enabled). */
+  async countSuccess(id: string): Promise<void> {
+    await this.db
+      .updateTable(table)
+      .set({ consecutive_failures: 0 })
+      .where("id", "=", id)
+      .where("status", "<>", "disabled")
+      .where("consecutive_failures", "<>", 0)
+      .execute();
+  }
+
+  /**
+   * Counts a failed attempt that ended at `at`; the one that reaches `disableAfter` disables an enabled endpoint.
+   * True when this one disabled it.
+   */
+  async countFailure(id: string, at: number, disableAfter: number): Promise<boolean> {
+    // Every right-hand side reads the row as it was before this statement.
+    const disables = sql`status = 'enabled' and consecutive_failures + 1 >= ${disableAfter}::int4`;
+    const row = await this.db
+      .updateTable(table)
+      .set({
+        consecutive_failures: sql`case when status = 'disabled' then consecutive_failures else consecutive_failures + 1 end`,
+        status: sql`case when ${disables} then 'disabled' else status end`,
+        disabled_at: sql`case when ${disables} then ${at}::int8 else disabled_at end`,
+      })
+      .where("id", "=", id)
+      .returning(["status", "disabled_at"])
+      .executeTakeFirst();
+    return row?.status === "disabled" && Number(row.disabled_at) === at;
   }
 }

@@ -17,7 +17,7 @@ export interface AttemptOutcome {
   error: string | null;
   message: string | null;
   retryAfter: string | undefined;
-  /** The dispatcher is stopping: not an attempt, the delivery goes back as it was. */
+  /** Cut short by its job's signal (a stop, a lost lease): not an attempt, the delivery goes back as it was. */
   aborted: boolean;
 }
 

@@ -1,13 +1,18 @@
 // Webhook endpoint rules: who owns what (another account's endpoint is not found), which URLs may be saved, how
-// status changes move held deliveries, secret rotation with an overlap, test deliveries and the delivery log.
+// status changes move held deliveries (a pause holds the endpoint's group of jobs, a resume lets it go at once),
+// secret rotation with an overlap, test deliveries and the delivery log.
 import type { Caller, Operations, OutputOf, ScopeFilter } from "@trove/contracts";
-import { newId } from "@trove/db";
+import { inTransaction, newId } from "@trove/db";
 import { AppError, notFound } from "@trove/errors";
+import type { QueueSet } from "@trove/jobs";
+import type { Logger } from "@trove/log";
 import { checkTarget, urlRefusal, type Resolver } from "@trove/webfetch";
+import type { Kysely } from "kysely";
 import type { AttemptRow, DeliveriesRepository, DeliveryRow, DeliveryStatus } from "./deliveries.repository.ts";
 import type { EndpointChanges, EndpointRow, EndpointsRepository } from "./endpoints.repository.ts";
 import { deliveryBody } from "./fanout.ts";
 import { newSecret } from "./signing.ts";
+import { webhookQueue, type WebhookPayload } from "./webhook-job.ts";
 
 type WebhookEndpointDto = OutputOf<Operations["getWebhook"]>["endpoint"];
 type WebhookDeliveryDto = OutputOf<Operations["testWebhook"]>["delivery"];
@@ -80,11 +85,13 @@ function checkedScope(scope: ScopeFilter): ScopeFilter {
 
 export class WebhooksService {
   constructor(
+    private readonly db: Kysely<any>,
     private readonly endpoints: EndpointsRepository,
     private readonly deliveries: DeliveriesRepository,
+    /** The delivery schema's queues: each delivery is a job of the webhook queue, in its endpoint's group. */
+    private readonly queue: QueueSet,
     private readonly urls: UrlPolicy,
-    /** Called when deliveries became due (a test delivery, a resumed endpoint). */
-    private readonly wake: () => void,
+    private readonly log: Logger,
   ) {}
 
   async list(caller: Caller, limit: number, offset: number) {
@@ -117,18 +124,32 @@ export class WebhooksService {
     const clean = await this.checked(input);
     const now = Date.now();
     const changes: EndpointChanges = clean;
-    const row = await this.endpoints.update(caller.accountId, id, changes, now);
+    const row = await inTransaction(this.db, async (uow) => {
+      const row = await this.endpoints.on(uow).update(caller.accountId, id, changes, now);
+      if (!row || clean.status === undefined || clean.status === before.status) return row;
+      if (clean.status === "paused") {
+        // Nothing starts while paused (an attempt under way ends); events keep making deliveries, held.
+        await this.queue.pauseGroup(uow, webhookQueue, id);
+      } else {
+        // Resuming sends what the pause held, now; a re-enabled endpoint starts with a clean failure count.
+        await this.deliveries.on(uow).resumeHeld(caller.accountId, id, now);
+        await this.queue.resumeGroup(uow, webhookQueue, id, { dueNow: true });
+      }
+      return row;
+    });
     if (!row) throw notFound("webhook endpoint");
-    if (clean.status === "enabled" && before.status !== "enabled") {
-      // Resuming sends what the pause held, now; a re-enabled endpoint starts with a clean failure count.
-      await this.deliveries.resumeHeld(caller.accountId, id, now);
-      this.wake();
-    }
     return { endpoint: endpointDto(row, now) };
   }
 
   async delete(caller: Caller, id: string) {
+    // The endpoint and its deliveries go at once; a job left of one finds nothing to send and ends.
     if (!(await this.endpoints.delete(caller.accountId, id))) throw notFound("webhook endpoint");
+    // Then its jobs end now rather than when they come due, and its group keeps no pause. Apart from the delete, so
+    // that a conflict with an attempt's end cannot undo the delete; if it fails, the jobs end when they run.
+    await inTransaction(this.db, async (uow) => {
+      await this.queue.failGroup(uow, webhookQueue, id, "endpoint_deleted");
+      await this.queue.resumeGroup(uow, webhookQueue, id);
+    }).catch((err) => this.log.warn({ err, endpointId: id }, "could not end a deleted endpoint's jobs; they end when they run"));
     return { ok: true, id };
   }
 
@@ -148,8 +169,10 @@ export class WebhooksService {
       afterScope: null,
       payload: { message: "a test delivery from Trove" },
     });
-    await this.deliveries.insertMany(caller.accountId, [{ id: deliveryId, endpointId: id, eventId, type: "webhook.test", body, now }]);
-    this.wake();
+    await inTransaction(this.db, async (uow) => {
+      const added = await this.deliveries.on(uow).insertMany([{ id: deliveryId, accountId: caller.accountId, endpointId: id, eventId, type: "webhook.test", body, now }]);
+      if (added.length > 0) await this.queue.enqueue<WebhookPayload>(uow, webhookQueue, { endpointId: id }, { id: deliveryId, accountId: caller.accountId });
+    });
     const row = await this.deliveries.get(caller.accountId, deliveryId);
     if (!row) throw notFound("webhook endpoint"); // deleted in between
     return { delivery: deliveryDto(row, await this.deliveries.attemptsOf([deliveryId])) };

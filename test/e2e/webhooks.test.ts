@@ -25,9 +25,15 @@ if ("skip" in backing) {
   const b: Backing = backing;
   let topo: Topology;
   beforeAll(async () => {
-    // Short retries, a 2 s answer deadline so a killed process's leases (deadline + 10 s) come back soon, and no
-    // disabling: every first attempt below fails on purpose.
-    topo = await launchDistributed(b, { TROVE_WEBHOOK_RETRY_DELAYS: "0.5,0.5,1,1", TROVE_WEBHOOK_TIMEOUT_MS: "2000", TROVE_WEBHOOK_DISABLE_AFTER: "100000" });
+    // Short retries, a 2 s answer deadline, a 5 s job lease so a killed process's attempts are taken over soon (the
+    // events it had pulled come back after the fan-out's 30 s acknowledgement window), and no disabling: every
+    // first attempt below fails on purpose.
+    topo = await launchDistributed(b, {
+      TROVE_WEBHOOK_RETRY_DELAYS: "0.5,0.5,1,1",
+      TROVE_WEBHOOK_TIMEOUT_MS: "2000",
+      TROVE_JOB_LEASE_MS: "5000",
+      TROVE_WEBHOOK_DISABLE_AFTER: "100000",
+    });
   });
   afterAll(async () => {
     await topo?.stop();

@@ -63,6 +63,35 @@ function unitOfWorkSuite(label: string, open: () => Promise<Database>) {
       expect(await names(db)).not.toContain("rolled-back");
     });
 
+    test("before-commit hooks run in the transaction once its work is done, in order; one that throws undoes it all", async () => {
+      const order: string[] = [];
+      await inTransaction(db, async (uow) => {
+        uow.beforeCommit(async () => {
+          order.push("first");
+          await uow.db.insertInto("uow.things").values({ name: "gathered" }).execute();
+          uow.beforeCommit(async () => void order.push("added by a hook"));
+        });
+        uow.beforeCommit(async () => void order.push("second"));
+        uow.afterCommit(() => void order.push("after the commit"));
+        await uow.db.insertInto("uow.things").values({ name: "own work" }).execute();
+        order.push("work done");
+      });
+      expect(order).toEqual(["work done", "first", "second", "added by a hook", "after the commit"]);
+      expect(await names(db)).toEqual(expect.arrayContaining(["gathered", "own work"]));
+
+      let ran = 0;
+      const err = await inTransaction(db, async (uow) => {
+        await uow.db.insertInto("uow.things").values({ name: "undone" }).execute();
+        uow.beforeCommit(async () => {
+          throw new Error("refused at the end");
+        });
+        uow.afterCommit(() => ran++);
+      }).catch((e: unknown) => e);
+      expect((err as Error).message).toBe("refused at the end");
+      expect(ran).toBe(0);
+      expect(await names(db)).not.toContain("undone");
+    });
+
     test("a commit that fails runs no hook", async () => {
       let ran = 0;
       const err = await inTransaction(db, async (uow) => {

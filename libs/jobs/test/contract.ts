@@ -188,6 +188,41 @@ export function queueSuite(label: string, target: SuiteTarget) {
       expect(await a.status(id)).toMatchObject({ state: "done", attempts: 2 });
     });
 
+    test("jobs ending in one turn are marked done together: each keeps its writes; one whose lease was taken writes nothing", async () => {
+      const schema = await fresh();
+      const g = gates();
+      let started = 0;
+      const outcomes: string[] = [];
+      const def = defineQueue<{ n: number }>({
+        name: "together",
+        maxAttempts: 3,
+        concurrency: 10,
+        run: async (job, ctx) => {
+          started++;
+          await g.hold("all");
+          try {
+            await ctx.complete((uow) => effect(schema, uow, job.id, `done ${job.payload.n}`));
+            outcomes.push(`${job.payload.n} done`);
+          } catch (err) {
+            outcomes.push(`${job.payload.n}: ${(err as Error).name}`);
+            throw err;
+          }
+        },
+      });
+      const a = worker(schema);
+      a.register(def);
+      const ids = await inTransaction(db, (uow) => Promise.all([1, 2, 3, 4].map((n) => a.enqueue(uow, def, { n }))));
+      const run = a.runDue();
+      await eventually(() => started === 4);
+      // Another worker holds the third now (its claim, as a takeover makes it), unknown to this one.
+      await sql`update ${sql.id(schema, "queue")} set lease_token = 'another worker' where id = ${ids[2]!}`.execute(db);
+      g.open("all");
+      expect(await run).toBe(4);
+      expect([...outcomes].sort()).toEqual(["1 done", "2 done", "3: LeaseLost", "4 done"]);
+      expect((await effects(schema)).map((e) => e.what)).toEqual(["done 1", "done 2", "done 4"]);
+      expect((await Promise.all(ids.map((id) => a.status(id)))).map((st) => st!.state)).toEqual(["done", "done", "running", "done"]);
+    });
+
     test("a job whose lease is lost sees its signal abort at the next renewal", async () => {
       const schema = await fresh();
       const g = gates();

@@ -1,9 +1,10 @@
-// Real: every service in-process (PGlite + the in-process bus, or PostgreSQL + NATS), the outbox relay, and
+// Real: every service in-process (PGlite + the in-process bus, or PostgreSQL + NATS), the event log, and
 // webhook receivers on 127.0.0.1 (Bun.serve) that verify each delivery with the standardwebhooks library on the raw
 // body, as an integrator's receiver would. Retries run on a schedule of 50 ms steps and a 1 s answer deadline
 // (TROVE_WEBHOOK_RETRY_DELAYS, TROVE_WEBHOOK_TIMEOUT_MS); the endpoint is disabled after 7 failed attempts in a row.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
+import { inTransaction } from "@trove/db";
 import { articleHtml, eventually, hang, hangUp, startTrove, startWebhookReceiver, type ReceivedWebhook, type TestTrove, type WebhookReceiver } from "@trove/testing";
 
 let trove: TestTrove;
@@ -334,17 +335,21 @@ describe("secret rotation", () => {
 });
 
 describe("idempotence", () => {
-  test("an event the bus carries twice (a republish after the dedupe window) makes one delivery per endpoint", async () => {
+  test("an event the log hands over twice (at least once: replayed after a crash) makes one delivery per endpoint", async () => {
     const r = receiver();
     const { id } = await endpoint(r.url);
     const itemId = await saveItem();
     await eventually(() => r.received.length === 1);
     const [event] = (await api(`/api/items/changes?updated_since=0&limit=1000`)).events.filter((e: any) => e.itemId === itemId);
-    const message = { id: event.id, position: 0, accountId: JSON.parse(r.received[0]!.body).accountId, type: event.type, itemId, changedAt: event.changedAt, beforeScope: event.beforeScope, afterScope: event.afterScope, payload: event.payload };
-    // A different bus message id, as after the window: the bus delivers it; the delivery service must not.
-    await trove.bus.publish(`items.event.${event.type}`, message, { id: `${event.id}-republished` });
-    const marker = await saveItem(); // published after the duplicate: once it is delivered, the duplicate was handled
+    const data = { id: event.id, accountId: JSON.parse(r.received[0]!.body).accountId, type: event.type, itemId, changedAt: event.changedAt, beforeScope: event.beforeScope, afterScope: event.afterScope, payload: event.payload };
+    // The same message once more under another log entry (a stream of its own, so the change stream does not show
+    // it): the log hands it over again; the delivery service must not send it again.
+    await inTransaction(trove.db, (uow) =>
+      trove.runtime.events.record(uow, { stream: "replayed", subject: `items.event.${event.type}`, accountId: data.accountId, key: itemId, at: event.changedAt, data }),
+    );
+    const marker = await saveItem(); // logged after the repeat: once it is delivered, the repeat was handled
     await eventually(async () => (await deliveries(id)).length >= 2 && r.received.some((g) => g.body.includes(marker)));
     expect((await deliveries(id)).map((d) => d.eventId).filter((e) => e === event.id)).toHaveLength(1);
+    expect(r.received.filter((g) => g.body.includes(event.id))).toHaveLength(1);
   });
 });

@@ -3,9 +3,9 @@
 // receiver that hangs holds only its own endpoint's slots; deliveries to other endpoints keep flowing.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eventually, hang, startTrove, startWebhookReceiver, type TestTrove } from "@trove/testing";
-import { dispatcherDefaults } from "../dispatcher.ts";
+import { perEndpoint } from "../webhook-job.ts";
 
-const cap = dispatcherDefaults.perEndpoint;
+const cap = perEndpoint;
 
 let trove: TestTrove;
 beforeAll(async () => {
