@@ -215,9 +215,12 @@ export class QueueRepository {
     return rows.length === 1;
   }
 
-  /** Fails a held job for good with its reason; false if not held. */
+  /**
+   * Fails a held job for good with its reason; false if not held. Its payload is dropped, as when done: it may be
+   * large (a capture's page) and nothing reads a failed job's payload (the failure hook gets the job as it ran).
+   */
   async fail(db: Kysely<any>, id: string, token: string, reason: string, now: number): Promise<boolean> {
-    const { rows } = await sql`update ${this.table} set state = 'failed', attempts = least(attempts, max_attempts),
+    const { rows } = await sql`update ${this.table} set state = 'failed', payload = 'null'::jsonb, attempts = least(attempts, max_attempts),
         lease_token = null, lease_until = null, last_error = ${reason}, updated_at = ${now}::int8
       where id = ${id} and lease_token = ${token} and state = 'running' returning id`.execute(db);
     return rows.length === 1;
@@ -243,14 +246,15 @@ export class QueueRepository {
     }
   }
 
-  /** Fails every open job of a group; answers them as they were (their lease tokens included). */
+  /** Fails every open job of a group, their payloads dropped; answers them as they were (payloads and lease tokens included). */
   async failGroup(db: Kysely<any>, queue: string, group: string, reason: string, now: number): Promise<QueueRow[]> {
     const { rows } = await sql<QueueRow>`with target as (
-        select id, lease_token from ${this.table}
+        select id, payload, lease_token from ${this.table}
         where queue = ${queue} and group_key = ${group} and state in ('queued', 'running') for update)
-      update ${this.table} q set state = 'failed', lease_token = null, lease_until = null, last_error = ${reason}, updated_at = ${now}::int8
+      update ${this.table} q set state = 'failed', payload = 'null'::jsonb, lease_token = null, lease_until = null, last_error = ${reason},
+        updated_at = ${now}::int8
       from target where q.id = target.id
-      returning q.id, q.queue, q.key, q.group_key, q.account_id, q.payload, q.attempts, q.max_attempts, q.run_at,
+      returning q.id, q.queue, q.key, q.group_key, q.account_id, target.payload, q.attempts, q.max_attempts, q.run_at,
         q.created_at, q.updated_at, q.last_error, q.state, target.lease_token`.execute(db);
     return rows;
   }

@@ -448,7 +448,9 @@ export class QueueSet {
 
   private async afterThrow(run: Running, err: unknown, log: Logger): Promise<void> {
     if (run.ended) {
-      log.error({ err }, "a job's handler threw after the job had ended");
+      // Expected when a stop gave the job back (its aborted work throws on its way out); otherwise a handler's bug.
+      if (this.stopping || run.controller.signal.aborted) log.debug({ err }, "a job's handler threw after the job had ended");
+      else log.error({ err }, "a job's handler threw after the job had ended");
       return;
     }
     if (err instanceof LeaseLost || run.controller.signal.aborted) {

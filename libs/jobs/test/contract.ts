@@ -95,6 +95,11 @@ export function queueSuite(label: string, target: SuiteTarget) {
       return rows;
     }
 
+    async function payloadOf(schema: string, id: string): Promise<unknown> {
+      const { rows } = await sql<{ payload: unknown }>`select payload from ${sql.id(schema, "queue")} where id = ${id}`.execute(db);
+      return rows[0]?.payload;
+    }
+
     const effect = async (schema: string, uow: { db: Kysely<any> }, jobId: string, what: string): Promise<void> => {
       await uow.db.insertInto(`${schema}.effects`).values({ job_id: jobId, what }).execute();
     };
@@ -344,6 +349,8 @@ export function queueSuite(label: string, target: SuiteTarget) {
       expect(await a.status(id)).toMatchObject({ state: "failed", attempts: 3, lastError: "the peer is down (run 3)" });
       expect(attempts).toEqual([1, 2, 3]);
       expect(failures).toEqual(["the peer is down (run 3)"]);
+      // A failed job keeps its reason, not its payload (a capture's could be a whole page).
+      expect(await payloadOf(schema, id)).toBeNull();
     });
 
     test("a handler may name the time of its next run, fail at once, or have its queue's schedule decide", async () => {
@@ -551,6 +558,9 @@ export function queueSuite(label: string, target: SuiteTarget) {
       expect(ending).toBeInstanceOf(Error);
       expect((await effects(schema)).map((e) => e.what)).toEqual(["1: endpoint_disabled", "2: endpoint_disabled", "3: endpoint_disabled"]);
       expect(await a.counts()).toMatchObject({ queued: 1, running: 0, failed: 3 });
+      // The hooks saw the payloads; the failed rows keep none.
+      const { rows } = await sql<{ payload: unknown }>`select payload from ${sql.id(schema, "queue")} where state = 'failed'`.execute(db);
+      expect(rows.map((r) => r.payload)).toEqual([null, null, null]);
     });
 
     test("one open job per key: another enqueue moves it sooner and adds nothing; cancelling removes it", async () => {
@@ -690,12 +700,14 @@ export function queueSuite(label: string, target: SuiteTarget) {
       const schema = await fresh();
       const g = gates();
       const requeued: unknown[] = [];
+      const runs: number[] = [];
       let signal: AbortSignal | undefined;
       const quick = defineQueue({ name: "quick", maxAttempts: 3, run: async () => g.hold("quick") });
       const stubborn = defineQueue({
         name: "stubborn",
         maxAttempts: 3,
-        run: async (_job, ctx) => {
+        run: async (job, ctx) => {
+          runs.push(job.attempt);
           signal = ctx.signal;
           await g.hold("stubborn");
         },
@@ -727,6 +739,13 @@ export function queueSuite(label: string, target: SuiteTarget) {
       g.open("stubborn");
       await stuck;
       expect(await b.status(s)).toMatchObject({ state: "queued", attempts: 0 });
+
+      // The run given back was not an attempt: the next start runs it as its first.
+      const c = worker(schema);
+      c.register(stubborn);
+      expect(await c.runDue()).toBe(1);
+      expect(runs).toEqual([1, 1]);
+      expect(await c.status(s)).toMatchObject({ state: "done", attempts: 1 });
     });
 
     test("a started worker runs a job soon after the commit that enqueued it, though its tick is an hour", async () => {
