@@ -1,7 +1,7 @@
-// The event log of one database: services record events in the unit of work of the change they announce, the
-// relay publishes them (JetStream in the distributed deployment; the in-process bus too, for consumers still on
-// the bus), readers page through one stream by account, and consumers keep a durable position: on NATS a
-// JetStream durable, in process a row of eventlog.consumers read from the table. The host owns start and stop.
+// The event log of one database: services record events in the unit of work of the change they announce, readers
+// page through one stream by account, and consumers keep a durable position: on NATS a JetStream durable, fed by
+// the relay that publishes the log to JetStream; in process a row of eventlog.consumers, read from the table
+// itself (nothing is published to the in-process bus). The host owns start and stop.
 import { NatsBus, type Bus, type Subscription } from "@trove/bus";
 import { newId, type UnitOfWork } from "@trove/db";
 import type { Logger } from "@trove/log";
@@ -49,15 +49,15 @@ const eventsPerInsert = 1_000;
 const defaultRetryDelaysMs = [1_000, 5_000, 30_000, 120_000];
 
 export class EventLog implements Events {
-  private readonly relay: Relay;
+  /** Only on NATS: in process, consumers read the log and number what they find (positions.ts). */
+  private readonly relay: Relay | undefined;
   private readonly consumers = new Map<string, Consumer>();
   /** This process's reader id: the owner of the leases it takes. */
   private readonly owner = crypto.randomUUID();
   private state: "new" | "started" | "stopping" = "new";
-  private bridgeStopped = false;
 
   constructor(private readonly opts: EventLogOptions) {
-    this.relay = new Relay(opts.db, opts.bus, opts.log.child({ component: "event-relay" }));
+    this.relay = this.onJetStream ? new Relay(opts.db, opts.bus, opts.log.child({ component: "event-relay" })) : undefined;
   }
 
   /** True when consumers are JetStream durables (the relay's publish is how events reach them). */
@@ -201,35 +201,28 @@ export class EventLog implements Events {
       await this.opts.db.updateTable("eventlog.consumers").set({ owner: null, lease_until: null }).where("owner", "is not", null).execute();
     }
     this.state = "started";
-    this.relay.start();
+    this.relay?.start();
     for (const c of this.consumers.values()) if (!c.stopped && !c.running) await this.run(c);
   }
 
   /**
-   * Stops publishing to the in-process bus, before its consumers stop: what commits after this stays in the log
-   * for the next start, rather than going to a bus nobody listens to any more. Nothing to do with NATS.
+   * Consumers finish the batch in hand and stop; then, on NATS, the relay's last pass publishes what has committed
+   * (JetStream keeps it for the consumers of the next start) and it stops. In process what commits later simply
+   * waits in the log, read from the consumers' positions at the next start.
    */
-  async stopBridge(): Promise<void> {
-    if (this.onJetStream || this.bridgeStopped) return;
-    this.bridgeStopped = true;
-    await this.relay.stop({ flush: false });
-  }
-
-  /** Consumers finish the batch in hand and stop; then the relay publishes what has committed (NATS) and stops. */
   async stop(): Promise<void> {
     if (this.state === "stopping") return;
     const wasStarted = this.state === "started";
     this.state = "stopping";
     await Promise.all([...this.consumers.values()].map((c) => this.stopConsumer(c)));
-    if (!wasStarted) return;
-    if (this.onJetStream) await this.relay.stop({ flush: true });
-    else await this.stopBridge();
+    if (wasStarted) await this.relay?.stop({ flush: true });
   }
 
-  /** After a commit that recorded events: number and publish them, and let this process's readers look. */
+  /** After a commit that recorded events: publish them (NATS), and let this process's readers look. */
   private committed(): void {
+    // Stopping: the relay's last pass publishes what has committed by then; the rest waits for the next start.
     if (this.state !== "started") return;
-    if (!this.bridgeStopped) this.relay.poke();
+    this.relay?.poke();
     for (const c of this.consumers.values()) c.running?.poke?.();
   }
 

@@ -1,4 +1,5 @@
-// The relay: publishes positioned events on the bus in position order, message id = event id (JetStream dedupes
+// The relay (NATS only: in process, consumers read the log itself): publishes positioned events to JetStream in
+// position order, message id = event id (JetStream dedupes
 // a republish after a crash), and marks them published in the same transaction that held the publisher's lock, so
 // one process publishes at a time and any live process finishes what a dead one committed. Woken after each
 // commit that recorded events, every second otherwise, and after half a second when another process publishes.
@@ -39,7 +40,7 @@ export class Relay {
 
   /**
    * Ends the loop after the run in progress. With `flush`, one last pass publishes what has committed (JetStream
-   * keeps it for consumers that are gone now); without, it stays in the log for the next start.
+   * keeps it for consumers that are gone now); what is left stays in the log for the next start.
    */
   async stop(opts: { flush: boolean }): Promise<void> {
     await this.wakeup.stop();

@@ -28,7 +28,10 @@ export interface StartOptions {
   resolver?: Resolver;
 }
 
-/** Starts the modules in order; stop() stops them in reverse, then closes the bus and the database. */
+/**
+ * Starts the modules in order. stop() is phased, the same in every process: intake stops, job workers finish or
+ * give back, event consumers finish their batch, then the services stop in reverse and the shared parts close.
+ */
 export async function startHost(modules: ServiceModule[], opts: StartOptions): Promise<Host> {
   const { config } = opts;
   const log = opts.log ?? createLogger(config.logLevel, { svc: modules.map((m) => m.name).join(",") });
@@ -46,12 +49,13 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const running: RunningService[] = [];
   try {
     await migrateModules(modules, database);
+    for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }), events: events.forService(m.name) }));
     // PGlite's data directory is locked to one process: every job found running was claimed by a dead process
-    // (a crash, a kill), so it is queued again now, before a service can claim anything of its own.
+    // (a crash, a kill), so it is queued again now: after the services registered their queues (whose hooks mark
+    // their own rows queued again in the same unit of work), before any worker claims.
     if (database.kind === "pglite") {
       for (const m of modules) if (m.schema?.queue) await jobs.for(m.schema.name).recover();
     }
-    for (const m of modules) running.push(await m.start({ ...runtime, log: log.child({ service: m.name }), events: events.forService(m.name) }));
     // After every service: a consumer's first batch may need a service started after its own.
     await events.start();
     jobs.start();
@@ -80,13 +84,18 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
     url: running.find((r) => r.url)?.url,
     stop: () =>
       (stopping ??= (async () => {
-        // The in-process bus hears nothing once its consumers stop: events committed from here on wait in the log.
-        await events.stopBridge().catch((err) => log.error({ err }, "stopping the event bridge failed"));
-        for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
-        // No new work comes in now: running jobs get the grace to finish, the rest go back to the queue.
+        // 1. Intake: the gateway and the mail listener stop accepting (what is in flight finishes) while every
+        // service still answers on the bus, so work under way that asks another service can finish.
+        await Promise.all(
+          running.map((r) => r.stopIntake?.().catch((err) => log.error({ err }, "stopping intake failed"))),
+        );
+        // 2. Running jobs get the grace to finish; the rest go back to the queue, their runs not counted.
         await jobs.stop(config.stopGraceMs).catch((err) => log.error({ err }, "job workers stop failed"));
-        // Consumers finish the batch in hand; on NATS the relay publishes what the services committed while stopping.
+        // 3. Consumers finish the batch in hand; on NATS the relay's last pass publishes what has committed. In
+        // process, what commits from here on waits in the log for the consumers' next start.
         await events.stop().catch((err) => log.error({ err }, "stopping the event log failed"));
+        // 4. Each service's own stop (its bus handlers), in reverse start order, then what they all shared.
+        for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
         await maintenance?.stop();
         for (const s of healthSubs) await s.stop().catch(() => {});
         // After the services: a stopping service may still be waiting on a task.

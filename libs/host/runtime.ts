@@ -21,12 +21,13 @@ export interface Runtime {
   workers: WorkerPool;
   /**
    * The database's event log: record events in a change's unit of work, read a stream's pages, consume with a
-   * durable position. Started after every service has started, stopped after their stop.
+   * durable position. Started after every service has started; its consumers stop before the services' stop.
    */
   events: Events;
   /**
    * The work queues: `jobs.for(schema)` registers a service's queues and enqueues in its units of work. The host
-   * starts the workers after the services and stops them (finish, or give back) after the services' own stop.
+   * starts the workers after the services and stops them (finish, or give back) once intake has stopped, before
+   * the event consumers and the services' own stop.
    */
   jobs: Jobs;
   /** "embedded" when every service shares this process. */
@@ -36,6 +37,13 @@ export interface Runtime {
 }
 
 export interface RunningService {
+  /**
+   * The stop's first phase, for a service that takes work in from outside (HTTP, SMTP): stop accepting and let
+   * what is in flight finish. Every service still answers on the bus meanwhile. The host calls it before the job
+   * workers and event consumers stop.
+   */
+  stopIntake?(): Promise<void>;
+  /** The last phase: after job workers and event consumers have stopped; ends bus handlers and the rest. */
   stop(): Promise<void>;
   /** Set by the gateway: where it listens. */
   url?: string;

@@ -299,11 +299,11 @@ export class QueueRepository {
     return at === null || at === undefined ? null : Number(at);
   }
 
-  /** Every running job back to waiting (a process that starts alone on its data finds its dead self's claims). */
-  async recover(db: Kysely<any>, now: number): Promise<number> {
-    const { rows } = await sql`update ${this.table} set state = 'queued', lease_token = null, lease_until = null, updated_at = ${now}::int8
-      where state = 'running' returning id`.execute(db);
-    return rows.length;
+  /** Every running job back to waiting (a process that starts alone on its data finds its dead self's claims); answers them. */
+  async recover(db: Kysely<any>, now: number, except: string[]): Promise<QueueRow[]> {
+    const { rows } = await sql<QueueRow>`update ${this.table} set state = 'queued', lease_token = null, lease_until = null, updated_at = ${now}::int8
+      where state = 'running' and lease_token <> all(${except}::text[]) returning *`.execute(db);
+    return rows;
   }
 
   /** Deletes finished jobs past their keeping time, a bounded number per call; answers how many. */

@@ -102,6 +102,8 @@ export class QueueSet {
   private lastSweep = Number.NEGATIVE_INFINITY;
   private started = false;
   private stopping = false;
+  /** Claims this process made before its worker started (a request served while later services start): not recovered. */
+  private readonly claimedEarly = new Set<string>();
   /** Set by the process's Jobs once it has started: a queue registered later starts its worker at once. */
   live = false;
 
@@ -131,6 +133,7 @@ export class QueueSet {
   start(): void {
     if (this.started || this.stopping) return;
     this.started = true;
+    this.claimedEarly.clear();
     const bus = this.opts.bus;
     if (bus) {
       this.subs.push(bus.listen(`jobs.${this.schema}.*`, () => this.wake()));
@@ -175,6 +178,7 @@ export class QueueSet {
     const def = this.definition(queue);
     const now = this.clock();
     const token = randomUUID();
+    if (!this.started) this.claimedEarly.add(token);
     const job = { ...this.newJob(def, payload, opts, now), lease: { token, until: now + this.opts.leaseMs } };
     if (!(await this.repo.insertClaimed(uow.db, job, now))) throw new Error(`queue ${this.schema}.${def.name}: an open job has the key ${job.key}`);
     const run: Running = {
@@ -260,12 +264,23 @@ export class QueueSet {
   }
 
   /**
-   * Every running job back to waiting, its interrupted run counted. Only for a process that alone uses its
-   * database (the embedded deployment, whose data-directory lock proves it), before its services start: then
-   * every claim found belongs to a process that is gone.
+   * Every running job back to waiting, its interrupted run counted, each with its queue's `requeued` hook in the
+   * same unit of work (an export's own row says queued again at once). Only for a process that alone uses its
+   * database (the embedded deployment, whose data-directory lock proves it), once its services have registered
+   * their queues and before its workers start or any work comes in: then every claim found belongs to a process
+   * that is gone.
    */
   async recover(): Promise<number> {
-    const n = await this.repo.recover(this.opts.db, this.clock());
+    const now = this.clock();
+    const n = await inTransaction(
+      this.opts.db,
+      async (uow) => {
+        const rows = await this.repo.recover(uow.db, now, [...this.claimedEarly]);
+        for (const row of rows) await this.defs.get(row.queue)?.requeued?.(uow, toJob(row), { reason: null, runAt: Number(row.run_at) });
+        return rows.length;
+      },
+      { log: this.opts.log },
+    );
     if (n > 0) this.opts.log.warn({ schema: this.schema, jobs: n }, "jobs left running by a stopped process are queued again");
     return n;
   }

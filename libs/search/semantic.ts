@@ -2,7 +2,6 @@
 // service's vectors in step with its documents (embedding on the worker pool, one document at a time per process),
 // and a query's nearest documents under the caller's filters. See docs/decisions.md, "Embeddings".
 import { createHash } from "node:crypto";
-import type { Bus } from "@trove/bus";
 import { sql, type Kysely } from "kysely";
 import { chunkDefaults, chunkDocument, clamp, poolEmbedder, type Embedder } from "@trove/embed";
 import { AppError } from "@trove/errors";
@@ -216,7 +215,7 @@ export interface SemanticRuntime {
   database: { db: Kysely<any>; kind: "postgres" | "pglite" };
   /** The process's worker pool (libs/host/tasks.ts serves the embed task). */
   workers: Parameters<typeof poolEmbedder>[0];
-  bus: ChangeNotices & Pick<Bus, "consume">;
+  bus: ChangeNotices;
   log: { error(obj: object, msg: string): void };
 }
 
@@ -227,15 +226,12 @@ export type ConsumeDocumentEvents = (
 ) => Promise<{ stop(): Promise<void> }>;
 
 export interface SemanticIndexOptions {
-  /**
-   * The durable consumer that embeds from the service's events, their filter, and the document each names; it
-   * reads the bus unless `consume` says otherwise (the service's event log).
-   */
+  /** The durable consumer that embeds from the service's events (its event log's `consume`), their filter, and the document each names. */
   consumer: {
     durable: string;
     filter: string;
     documentOf: (event: unknown) => { accountId: string; id: string };
-    consume?: ConsumeDocumentEvents;
+    consume: ConsumeDocumentEvents;
   };
   /** "items.search_vectors" */
   table: string;
@@ -256,9 +252,7 @@ export async function startSemanticIndex(rt: SemanticRuntime, o: SemanticIndexOp
   const embedder = poolEmbedder(rt.workers, { deadlineMs: rt.config.embedTimeoutMs });
   const store = await openVectorStore({ db, kind, table: o.table, embedder, notices: rt.bus, onError: (err) => rt.log.error({ err }, "loading the vector cache failed") });
   const indexer = new VectorIndexer(store, embedder, vectorSources(db, o.sourceTable, o.bodyColumn), o.sourceTable);
-  const viaBus: ConsumeDocumentEvents = (c, handle) =>
-    rt.bus.consume({ durable: c.name, filter: c.filter, ackWaitMs: c.ackWaitMs, maxDeliver: 10_000, retryDelaysMs: c.retryDelaysMs }, (event) => handle([event]));
-  const consumer = await (o.consumer.consume ?? viaBus)(
+  const consumer = await o.consumer.consume(
     { name: o.consumer.durable, filter: o.consumer.filter, ackWaitMs: 10 * 60_000, retryDelaysMs: [2_000, 10_000, 60_000] },
     async (events) => {
       // One refresh per account for the documents a batch names (each once): refreshing is idempotent and order-free.

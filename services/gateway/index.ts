@@ -56,12 +56,15 @@ export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Prom
   app.listen({ port: rt.config.port, hostname: rt.config.host });
   const url = `http://${rt.config.host}:${app.server!.port}`;
   rt.log.info({ url }, "gateway listening");
+  // Stop accepting; requests in flight finish (their bus requests are still answered).
+  let closing: Promise<unknown> | undefined;
+  const stopIntake = async () => void (await (closing ??= app.stop(false)));
   return {
     url,
     accounts,
-    // Stop accepting, let in-flight requests finish, then the host closes bus and database.
+    stopIntake,
     stop: async () => {
-      await app.stop(false);
+      await stopIntake();
       await revocations.stop();
       await accountCaller.stop();
     },

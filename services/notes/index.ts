@@ -86,11 +86,14 @@ export const notesService: ServiceModule = {
         return tagRemoval.apply(event, "request", meta.headers[requestIdHeader]);
       }),
     );
-    // The event is retried for as long as the database is away; a long walk over many notes gets a long
-    // acknowledgement window (a redelivery meanwhile would only replay its writes).
-    const tagConsumer = await rt.bus.consume(
-      { durable: tagConsumerName, filter: tagConsumerFilter, ackWaitMs: 10 * 60_000, maxDeliver: 10_000, retryDelaysMs: [500, 2_000, 10_000, 60_000] },
-      (event) => tagRemoval.handle(event.data),
+    // Read from the log at a durable position, like the index below: retried for as long as the database is away,
+    // replayed after a stop or a crash. A long walk over many notes gets a long acknowledgement window (a replay
+    // would only find its revisions written already). Deletions are rare, so a batch is small.
+    const tagConsumer = await rt.events.consume(
+      { name: tagConsumerName, filter: tagConsumerFilter, batch: 10, ackWaitMs: 10 * 60_000, retryDelaysMs: [500, 2_000, 10_000, 60_000] },
+      async (events) => {
+        for (const e of events) await tagRemoval.handle(e.data);
+      },
     );
     // Index upkeep is quick and idempotent (each batch re-reads its notes), read from the log at a durable position:
     // retried while the database is away, replayed after a stop or a crash.

@@ -10,7 +10,7 @@ import type { Logger } from "@trove/log";
 import type { NoteTagsRepository } from "./note-tags.repository.ts";
 import type { NotesService } from "./notes.service.ts";
 
-/** The durable consumer of tag.deleted; it keeps its place across restarts. */
+/** The durable consumer of tag.deleted (a position in the event log); it keeps its place across restarts. */
 export const tagConsumerName = "notes-tags";
 export const tagConsumerFilter = tagDeletedSubject;
 

@@ -101,6 +101,11 @@ export async function startSources(
   return {
     polls,
     mail,
+    // Mail stops being accepted (a message being answered is kept first). Polls are jobs: the host's workers stop
+    // claiming them next, and a poll that ends meanwhile still queues the source's next one.
+    stopIntake: async () => {
+      await mail?.stop();
+    },
     stop: async () => {
       await mail?.stop();
       for (const s of subs) await s.stop();

@@ -93,7 +93,9 @@ export function startMailListener(intake: MailIntake, opts: { host: string; port
       const address = server.server.address();
       const port = typeof address === "object" && address ? address.port : opts.port;
       log.info({ port }, "mail listener started");
-      resolve({ port, stop: () => new Promise<void>((done) => server.close(() => done())) });
+      // Once: the host's stop closes it in its first phase and again in the service's own stop.
+      let closed: Promise<void> | undefined;
+      resolve({ port, stop: () => (closed ??= new Promise<void>((done) => server.close(() => done()))) });
     });
   });
 }

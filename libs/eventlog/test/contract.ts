@@ -289,7 +289,7 @@ export function eventLogContract(label: string, traits: Traits, makeStack: () =>
       await sub2.stop();
     });
 
-    test("a consumer still on the bus hears recorded events, with their position", async () => {
+    test.if(traits.jetstream)("the relay publishes recorded events to JetStream, with their position", async () => {
       const s = space();
       const [id] = await recordAll(proc, [{ stream: "test", subject: s.subject("bridged"), accountId: s.account, data: { hello: "bus" } }]);
       const heard: { id: string; data: any }[] = [];
@@ -298,6 +298,23 @@ export function eventLogContract(label: string, traits: Traits, makeStack: () =>
       const [logged] = await proc.events.page("test", s.account, 0, 1);
       expect(heard).toEqual([{ id: id!, data: { hello: "bus", position: logged!.position } }]);
       await sub.stop();
+    });
+
+    test.if(!traits.jetstream)("in process nothing is published to the bus: consumers read the log, which numbers the events", async () => {
+      const s = space();
+      const heard: string[] = [];
+      const busSub = await proc.bus.consume({ durable: s.consumer("bus"), filter: s.filter }, async (e) => void heard.push(e.id));
+      const seen = collector();
+      const sub = await proc.events.consume({ name: s.consumer("log"), filter: s.filter }, seen.handler);
+      const [id] = await recordAll(proc, [{ stream: "test", subject: s.subject("local"), accountId: s.account, data: {} }]);
+      await until(() => seen.ids().length > 0, "the log's consumer");
+      expect(seen.ids()).toEqual([id!]);
+      expect(seen.batches[0]![0]!.position).toBeGreaterThan(0);
+      const row = await stack.db.selectFrom("eventlog.events").select("published_at").where("id", "=", id!).executeTakeFirstOrThrow();
+      expect(row.published_at).toBeNull();
+      expect(heard).toEqual([]);
+      await sub.stop();
+      await busSub.stop();
     });
 
     test("reads: pages by stream and account, the position before a time, the head, and whether an event exists", async () => {

@@ -122,33 +122,6 @@ describe("event log read from its table", () => {
     await p.close();
   });
 
-  test("once the bridge is stopped, what commits stays in the log and reaches the bus at the next start", async () => {
-    const s = space();
-    const p = await stack.open();
-    const heard: string[] = [];
-    const sub = await p.bus.consume({ durable: s.consumer("old"), filter: s.filter }, async (e) => void heard.push(e.id));
-    await p.events.stopBridge();
-    const [late] = await recordAll(p, [{ stream: "test", subject: s.subject("late"), accountId: s.account, data: {} }]);
-    // A consumer of the log still hears it (the bridge is only the bus's path).
-    const logSeen = collector();
-    const logSub = await p.events.consume({ name: s.consumer("new"), filter: s.filter }, logSeen.handler);
-    await until(() => logSeen.ids().length > 0, "the log's consumer");
-    const { published_at } = await stack.db.selectFrom("eventlog.events").select("published_at").where("id", "=", late!).executeTakeFirstOrThrow();
-    expect(published_at).toBeNull();
-    expect(heard).toEqual([]);
-    await logSub.stop();
-    await sub.stop();
-    await p.close();
-
-    const next = await stack.open();
-    const heardNext: string[] = [];
-    const subNext = await next.bus.consume({ durable: s.consumer("old"), filter: s.filter }, async (e) => void heardNext.push(e.id));
-    await until(() => heardNext.length > 0, "published at the next start");
-    expect(heardNext).toEqual([late!]);
-    await subNext.stop();
-    await next.close();
-  });
-
   test("a batch of many events takes a handful of handler calls, and the lag counts down to zero", async () => {
     const s = space();
     const p = await stack.open();

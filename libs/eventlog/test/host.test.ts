@@ -34,7 +34,7 @@ async function configFor() {
   return parseConfig({ PORT: "0", TROVE_DATA_DIR: dataDir, LOG_LEVEL: "warn", TROVE_SEMANTIC: "off", TROVE_SMTP_PORT: "0", ...distributed });
 }
 
-test("the host hands services its log, starts their consumers once every service runs, reports their lag, stops them after the services", async () => {
+test("the host hands services its log, starts their consumers once every service runs, reports their lag; a stop ends intake, then the consumers (batch in hand finished), then the services", async () => {
   const order: string[] = [];
   let laterStarted = false;
   const firstBatch = Promise.withResolvers<boolean>();
@@ -57,7 +57,7 @@ test("the host hands services its log, starts their consumers once every service
       await inTransaction(rt.database.db, (uow) =>
         rt.events.record(uow, { stream: "hosttest", subject: `hosttest.${prefix}.first`, accountId: "a", data: {} }),
       );
-      return { stop: async () => void order.push("items stopped") };
+      return { stopIntake: async () => void order.push("items intake stopped"), stop: async () => void order.push("items stopped") };
     },
   };
   const later: ServiceModule = {
@@ -86,12 +86,14 @@ test("the host hands services its log, starts their consumers once every service
     );
     await held.promise;
     const stopping = host.stop().then(() => order.push("host stopped"));
-    // The services stop while the consumer's batch is still in hand; the host waits for it before closing.
-    await until(() => order.includes("items stopped"), "the services' stop");
+    // Intake stops first; the consumer's batch in hand is waited for before any service's own stop.
+    await until(() => order.includes("items intake stopped"), "the intake's stop");
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(["items intake stopped"]);
     release.resolve();
     await stopping;
     stopped = true;
-    expect(order).toEqual(["notes stopped", "items stopped", "batch done", "host stopped"]);
+    expect(order).toEqual(["items intake stopped", "batch done", "notes stopped", "items stopped", "host stopped"]);
   } finally {
     release.resolve();
     if (!stopped) await host.stop();
