@@ -2,16 +2,19 @@
 // embedded deployment as its own process, or on PostgreSQL + NATS the items service as its own process beside the
 // others, killed with SIGKILL; pages served on 127.0.0.1 and held until the test releases them. A save that
 // answered before its capture ended is durable work: a stop or a crash hands the capture to the next start, and a
-// capture that can never finish ends with an error its owner reads.
+// capture that can never finish ends with an error its owner reads. A graceful stop in the middle of captures and
+// deliveries (intake first, then jobs, then consumers) loses none of them, nor any event, seen by a webhook receiver.
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import {
+  articleHtml,
   eventually,
   heldTitle,
   spawnBun,
   spawnEmbedded,
   startPageServer,
   startTrove,
+  startWebhookReceiver,
   testStack,
   testStackDefaults,
   waitForHealth,
@@ -161,4 +164,61 @@ describe("a background capture outlives its process", () => {
       ["item.updated", ["contentExtractError"]],
     ]);
   }, 240_000);
+});
+
+describe("a graceful stop in the middle of background work", () => {
+  test("loses nothing: every capture ends with content, every event is in the change stream and reaches the webhook endpoint", async () => {
+    const pages = pageServer();
+    const receiver = startWebhookReceiver();
+    cleanups.push(() => receiver.stop());
+    // A short grace: whether a capture finishes within it or is given back, nothing may be lost either way.
+    const trove = await startTrove({ ...slowSave, ...unlimited, TROVE_STOP_GRACE_MS: "200" }, { persistent: true });
+    cleanups.push(() => trove.stop());
+    expect((await trove.api("/api/webhooks", { method: "POST", json: { url: receiver.url } })).status).toBe(200);
+    const start = (await (await trove.api("/api/items/changes?limit=1000")).json()).nextCursor as string;
+
+    // Captures that cannot end before the stop (held pages), and extractions of pages sent along, under way.
+    const held: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/held?copy=${i}` } });
+      expect(res.status).toBe(200);
+      held.push((await res.json()).id);
+    }
+    const sent: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await trove.api("/api/ingest", { method: "POST", json: { url: `https://graceful-${i}.example.test/post`, html: articleHtml } });
+      expect(res.status).toBe(200);
+      sent.push((await res.json()).id);
+    }
+    await pages.reached("/held", 3);
+
+    await trove.restart();
+    pages.release();
+    const ids = [...held, ...sent];
+    for (const id of ids) {
+      await eventually(async () => {
+        const it = await item(trove.api, id);
+        return it.contentAvailable === true || it.contentExtractError !== null;
+      }, 60_000);
+      expect(await item(trove.api, id)).toMatchObject({ contentAvailable: true, contentExtractError: null });
+    }
+
+    // Each item's change is in the stream once; and each reached the endpoint (at least once).
+    const events: any[] = [];
+    for (let cursor = start; ; ) {
+      const { events: page, nextCursor, hasMore } = await (await trove.api(`/api/items/changes?cursor=${cursor}&limit=1000`)).json();
+      events.push(...page);
+      cursor = nextCursor;
+      if (!hasMore) break;
+    }
+    for (const id of ids) {
+      const mine = events.filter((e) => e.itemId === id);
+      expect(mine.map((e) => e.type)).toEqual(["item.created", "item.updated"]);
+    }
+    const eventIds = events.map((e) => e.id as string);
+    expect(new Set(eventIds).size).toBe(eventIds.length);
+    await eventually(() => eventIds.every((e) => receiver.bodies().some((b) => b.data?.eventId === e)), 60_000);
+    await eventually(async () => (await captureQueue(trove.api)).running === 0);
+    expect(await captureQueue(trove.api)).toMatchObject({ failed: 0 });
+  }, 180_000);
 });
