@@ -2,13 +2,13 @@
 // download (409), and jobs taken up by another replica: queued ones, one whose replica died mid-run, and one
 // interrupted so often that it is failed rather than left running. The first replica serves the routes and runs
 // no job (TROVE_JOB_WORKERS=0); a second replica on the same database and bus, with work queues of its own, runs
-// them.
+// them. An embedded Trove restarted on its data queues at once what its killed self left running, export record and all.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { strFromU8 } from "fflate";
 import { sql } from "kysely";
 import type { RunningService } from "@trove/host";
 import { Jobs } from "@trove/jobs";
-import { bobKey, startTrove, type TestTrove } from "@trove/testing";
+import { bobKey, startTrove, testStack, type TestTrove } from "@trove/testing";
 import { exportsService } from "../index.ts";
 import { seedLibrary, waitForJob } from "./helpers.ts";
 
@@ -104,4 +104,27 @@ describe("interrupted jobs", () => {
     // Well inside the 30 s lease a job not given back would wait out.
     expect((await waitForJob(trove, "exports", id, undefined, 15_000)).status).toBe("completed");
   });
+
+  // The embedded deployment alone on its data: what its killed self left running is queued again at start, the
+  // export's own record with it, before anything could claim it (here nothing does: no worker runs exports).
+  test.if(testStack() === "embedded")("an export whose embedded process was killed mid-run reads queued at once after the restart, and completes", async () => {
+    const t = await startTrove({ TROVE_RATE_LIMIT: "1000000", TROVE_JOB_WORKERS: "0" }, { persistent: true });
+    try {
+      await seedLibrary(t);
+      const id = (await (await t.api("/api/exports", { method: "POST", json: { format: "json" } })).json()).export.id;
+      // What a process killed while it ran the export leaves behind: its claim, an hour of lease left, the export running.
+      await sql`update exports.queue set state = 'running', lease_token = 'a-killed-process', lease_until = ${Date.now() + 3_600_000}::int8,
+        attempts = 1 where id = ${id}`.execute(t.db);
+      await sql`update exports.jobs set status = 'running' where id = ${id}`.execute(t.db);
+      expect((await (await t.api(`/api/exports/${id}`)).json()).export.status).toBe("running");
+
+      await t.restart();
+      expect((await (await t.api(`/api/exports/${id}`)).json()).export.status).toBe("queued");
+      await t.restart({ env: { TROVE_JOB_WORKERS: "1" } });
+      expect((await waitForJob(t, "exports", id)).status).toBe("completed");
+    } finally {
+      await t.stop();
+    }
+  }, 120_000);
 });
+
