@@ -1,4 +1,5 @@
-// The bus interface shared by the NATS and in-process implementations, and the reply envelope both use.
+// The bus interface shared by the NATS and in-process implementations (requests, broadcasts), the reply envelope
+// both use, and the event stream only NATS has.
 import { AppError, toAppError, type ErrorCode, type ErrorDetails } from "@trove/errors";
 import type { Logger } from "@trove/log";
 
@@ -66,10 +67,6 @@ export interface Bus {
   requestJson(subject: string, payload: unknown, opts?: RequestOptions): Promise<string>;
   /** Answers requests on `subject`; one of the serving instances takes each request. */
   serve(subject: string, handler: RequestHandler): Subscription;
-  /** Publishes an event at least once; the event id dedupes repeats. Headers travel with it on NATS only. */
-  publish(subject: string, data: unknown, opts: { id: string; headers?: Headers }): Promise<PublishResult>;
-  /** Delivers events to a durable consumer with explicit acknowledgement and redelivery. */
-  consume(opts: ConsumeOptions, handler: EventHandler): Promise<Subscription>;
   /**
    * Sends a message to every listener of `subject` in every process (no queue group, nothing stored): for news
    * each replica must act on, like a revoked key. Resolves once the bus has taken the message on (NATS: the
@@ -83,6 +80,17 @@ export interface Bus {
   /** True when the bus can carry messages right now. */
   healthy(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * A stored event stream (JetStream; NATS only): what the event log's relay publishes to and its consumers read.
+ * In process there is none: consumers read the event log's table (libs/eventlog).
+ */
+export interface EventStream {
+  /** Publishes an event at least once; the event id dedupes repeats (within the stream's duplicate window). */
+  publish(subject: string, data: unknown, opts: { id: string; headers?: Headers }): Promise<PublishResult>;
+  /** Delivers events to a durable consumer with explicit acknowledgement and redelivery. */
+  consume(opts: ConsumeOptions, handler: EventHandler): Promise<Subscription>;
 }
 
 export const defaultRequestTimeoutMs = 30_000;

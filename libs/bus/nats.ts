@@ -29,6 +29,7 @@ import type { Logger } from "@trove/log";
 import {
   type BroadcastHandler,
   type Bus,
+  type EventStream,
   type ConsumeOptions,
   type EventHandler,
   type Headers,
@@ -61,7 +62,7 @@ export interface NatsBusOptions {
   name?: string;
 }
 
-export class NatsBus implements Bus {
+export class NatsBus implements Bus, EventStream {
   readonly kind = "nats" as const;
   private js: JetStreamClient;
   private payloads: Promise<ObjectStore> | undefined;

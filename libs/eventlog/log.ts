@@ -57,7 +57,7 @@ export class EventLog implements Events {
   private state: "new" | "started" | "stopping" = "new";
 
   constructor(private readonly opts: EventLogOptions) {
-    this.relay = this.onJetStream ? new Relay(opts.db, opts.bus, opts.log.child({ component: "event-relay" })) : undefined;
+    this.relay = opts.bus instanceof NatsBus ? new Relay(opts.db, opts.bus, opts.log.child({ component: "event-relay" })) : undefined;
   }
 
   /** True when consumers are JetStream durables (the relay's publish is how events reach them). */

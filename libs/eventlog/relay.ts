@@ -3,7 +3,7 @@
 // a republish after a crash), and marks them published in the same transaction that held the publisher's lock, so
 // one process publishes at a time and any live process finishes what a dead one committed. Woken after each
 // commit that recorded events, every second otherwise, and after half a second when another process publishes.
-import type { Bus } from "@trove/bus";
+import type { EventStream } from "@trove/bus";
 import { nextTurn } from "@trove/db";
 import { Wakeup } from "@trove/jobs";
 import type { Logger } from "@trove/log";
@@ -23,7 +23,7 @@ export class Relay {
 
   constructor(
     private readonly db: Kysely<any>,
-    private readonly bus: Bus,
+    private readonly bus: EventStream,
     private readonly log: Logger,
   ) {
     this.wakeup = new Wakeup(() => this.run(), { log, what: "event relay publishing" });

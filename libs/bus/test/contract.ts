@@ -1,7 +1,8 @@
-// One contract for both bus implementations: each test file runs it against a real bus.
+// One contract for both bus implementations: each test file runs it against a real bus. The event stream's part
+// runs where there is one (NATS).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError } from "@trove/errors";
-import { defaultMaxInFlight, type Bus, type EventDelivery } from "../bus.ts";
+import { defaultMaxInFlight, type Bus, type EventDelivery, type EventStream } from "../bus.ts";
 
 const waitFor = async (check: () => boolean, ms = 5_000) => {
   const until = Date.now() + ms;
@@ -22,12 +23,15 @@ const failure = (p: Promise<unknown>): Promise<AppError> =>
 
 /**
  * `openPeer` gives the bus another process of the same installation would have: for NATS a second connection
- * with the same prefix; in-process there is one bus per process, so the same one.
+ * with the same prefix; in-process there is one bus per process, so the same one. `events`: the bus has an event
+ * stream (JetStream).
  */
-export function busContract(name: string, open: () => Promise<Bus>, openPeer: (bus: Bus) => Promise<Bus>) {
+export function busContract(name: string, open: () => Promise<Bus>, openPeer: (bus: Bus) => Promise<Bus>, opts: { events: boolean }) {
   describe(`bus contract: ${name}`, () => {
     let bus: Bus;
     let peer: Bus;
+    /** The bus's event stream, where it has one (`opts.events`: NATS). */
+    const stream = () => bus as Bus & EventStream;
     const subs: { stop(): Promise<void> }[] = [];
     beforeAll(async () => {
       bus = await open();
@@ -109,16 +113,16 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       expect(reply.back).toBe(s + noise);
     });
 
-    test("published events reach a durable consumer once per id", async () => {
+    test.if(opts.events)("published events reach a durable consumer once per id", async () => {
       const got: EventDelivery[] = [];
       const id1 = crypto.randomUUID();
-      expect((await bus.publish("item.created", { n: 1 }, { id: id1 })).duplicate).toBe(false);
-      expect((await bus.publish("item.created", { n: 1 }, { id: id1 })).duplicate).toBe(true);
-      await bus.publish("item.updated", { n: 2 }, { id: crypto.randomUUID() });
-      await bus.publish("note.updated", { n: 3 }, { id: crypto.randomUUID() });
+      expect((await stream().publish("item.created", { n: 1 }, { id: id1 })).duplicate).toBe(false);
+      expect((await stream().publish("item.created", { n: 1 }, { id: id1 })).duplicate).toBe(true);
+      await stream().publish("item.updated", { n: 2 }, { id: crypto.randomUUID() });
+      await stream().publish("note.updated", { n: 3 }, { id: crypto.randomUUID() });
       // Published last, delivered last: once it is in, everything before it has been delivered.
-      await bus.publish("item.deleted", { n: "last" }, { id: crypto.randomUUID() });
-      subs.push(await bus.consume({ durable: "contract-a", filter: "item.>" }, async (e) => void got.push(e)));
+      await stream().publish("item.deleted", { n: "last" }, { id: crypto.randomUUID() });
+      subs.push(await stream().consume({ durable: "contract-a", filter: "item.>" }, async (e) => void got.push(e)));
       await waitFor(() => got.some((e) => e.subject === "item.deleted"));
       expect(got.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: "last" }]);
       expect(got[0]!.id).toBe(id1);
@@ -126,47 +130,47 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       expect(got[0]!.attempt).toBe(1);
     });
 
-    test("a failed event is redelivered until it is acknowledged", async () => {
+    test.if(opts.events)("a failed event is redelivered until it is acknowledged", async () => {
       const deliveries: string[] = [];
       subs.push(
-        await bus.consume({ durable: "contract-b", filter: "retry.*", retryDelaysMs: [50], maxDeliver: 5 }, async (e) => {
+        await stream().consume({ durable: "contract-b", filter: "retry.*", retryDelaysMs: [50], maxDeliver: 5 }, async (e) => {
           deliveries.push(`${e.subject}#${e.attempt}`);
           const failures = e.subject === "retry.one" ? 2 : 1;
           if (e.attempt <= failures) throw new Error("not yet");
         }),
       );
-      await bus.publish("retry.one", { ok: true }, { id: crypto.randomUUID() });
+      await stream().publish("retry.one", { ok: true }, { id: crypto.randomUUID() });
       await waitFor(() => deliveries.includes("retry.one#3"));
       // A later event fails once, with the same retry delay: its redelivery comes after any redelivery of
       // retry.one that a missing acknowledgement would have caused, so none can still be on its way.
-      await bus.publish("retry.two", { ok: true }, { id: crypto.randomUUID() });
+      await stream().publish("retry.two", { ok: true }, { id: crypto.randomUUID() });
       await waitFor(() => deliveries.includes("retry.two#2"));
       expect(deliveries).toEqual(["retry.one#1", "retry.one#2", "retry.one#3", "retry.two#1", "retry.two#2"]);
     });
 
-    test("a durable consumer resumes where it stopped", async () => {
+    test.if(opts.events)("a durable consumer resumes where it stopped", async () => {
       const first: unknown[] = [];
-      const sub = await bus.consume({ durable: "contract-c", filter: "resume.*" }, async (e) => void first.push(e.data));
-      await bus.publish("resume.x", 1, { id: crypto.randomUUID() });
+      const sub = await stream().consume({ durable: "contract-c", filter: "resume.*" }, async (e) => void first.push(e.data));
+      await stream().publish("resume.x", 1, { id: crypto.randomUUID() });
       await waitFor(() => first.length === 1);
       await sub.stop();
-      await bus.publish("resume.x", 2, { id: crypto.randomUUID() });
+      await stream().publish("resume.x", 2, { id: crypto.randomUUID() });
       const second: unknown[] = [];
-      subs.push(await bus.consume({ durable: "contract-c", filter: "resume.*" }, async (e) => void second.push(e.data)));
+      subs.push(await stream().consume({ durable: "contract-c", filter: "resume.*" }, async (e) => void second.push(e.data)));
       await waitFor(() => second.length === 1);
       expect(second).toEqual([2]);
       expect(first).toEqual([1]); // the stopped subscription received nothing more
     });
 
-    test("a consumer runs at most maxInFlight deliveries at once, and in time all of them", async () => {
+    test.if(opts.events)("a consumer runs at most maxInFlight deliveries at once, and in time all of them", async () => {
       // Every handler waits for the gate, so what has started and not finished is exactly what is in flight.
       const gate = Promise.withResolvers<void>();
       let running = 0;
       let most = 0;
       const handled = new Set<string>();
-      for (let i = 0; i < 100; i++) await bus.publish("bounded.e", { i }, { id: crypto.randomUUID() });
+      for (let i = 0; i < 100; i++) await stream().publish("bounded.e", { i }, { id: crypto.randomUUID() });
       subs.push(
-        await bus.consume({ durable: "contract-d", filter: "bounded.*" }, async (e) => {
+        await stream().consume({ durable: "contract-d", filter: "bounded.*" }, async (e) => {
           most = Math.max(most, ++running);
           await gate.promise;
           running--;
@@ -179,19 +183,19 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       expect(most).toBe(defaultMaxInFlight);
     });
 
-    test("an event waiting for its redelivery leaves its place to the events behind it", async () => {
+    test.if(opts.events)("an event waiting for its redelivery leaves its place to the events behind it", async () => {
       const seen: string[] = [];
       const gate = Promise.withResolvers<void>();
       subs.push(
         // One place; the failed event's redelivery is a minute away, far after the test has its answer.
-        await bus.consume({ durable: "contract-e", filter: "place.*", maxInFlight: 1, retryDelaysMs: [60_000] }, async (e) => {
+        await stream().consume({ durable: "contract-e", filter: "place.*", maxInFlight: 1, retryDelaysMs: [60_000] }, async (e) => {
           seen.push(`${e.subject}#${e.attempt}`);
           if (e.subject === "place.first") throw new Error("fails, retried later");
           await gate.promise;
         }),
       );
-      await bus.publish("place.first", {}, { id: crypto.randomUUID() });
-      await bus.publish("place.second", {}, { id: crypto.randomUUID() });
+      await stream().publish("place.first", {}, { id: crypto.randomUUID() });
+      await stream().publish("place.second", {}, { id: crypto.randomUUID() });
       await waitFor(() => seen.includes("place.second#1"));
       gate.resolve();
       expect(seen).toEqual(["place.first#1", "place.second#1"]);

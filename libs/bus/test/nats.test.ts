@@ -9,7 +9,7 @@ const url = process.env.NATS_URL;
 if (url) {
   const prefix = `t${crypto.randomUUID().slice(0, 8)}`;
   const open = () => NatsBus.connect({ url, prefix, log: createLogger("silent") });
-  busContract("nats", open, open);
+  busContract("nats", open, open, { events: true });
   afterAll(() => dropNatsNamespace(url, prefix));
 
   test("a bus whose connection drops runs its reconnect listeners once connected again, and serves again", async () => {

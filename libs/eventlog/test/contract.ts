@@ -3,7 +3,7 @@
 // connections); a crash cuts them without a stop. Every test uses its own subjects and consumer names, so the tests
 // of a file share one log without seeing each other's events.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Bus } from "@trove/bus";
+import type { Bus, NatsBus } from "@trove/bus";
 import { inTransaction } from "@trove/db";
 import { createLogger, type Logger } from "@trove/log";
 import { sql, type Kysely } from "kysely";
@@ -293,7 +293,7 @@ export function eventLogContract(label: string, traits: Traits, makeStack: () =>
       const s = space();
       const [id] = await recordAll(proc, [{ stream: "test", subject: s.subject("bridged"), accountId: s.account, data: { hello: "bus" } }]);
       const heard: { id: string; data: any }[] = [];
-      const sub = await proc.bus.consume({ durable: s.consumer("bus"), filter: s.filter }, async (e) => void heard.push({ id: e.id, data: e.data }));
+      const sub = await (proc.bus as NatsBus).consume({ durable: s.consumer("bus"), filter: s.filter }, async (e) => void heard.push({ id: e.id, data: e.data }));
       await until(() => heard.length > 0, "the bus consumer hears it");
       const [logged] = await proc.events.page("test", s.account, 0, 1);
       expect(heard).toEqual([{ id: id!, data: { hello: "bus", position: logged!.position } }]);
@@ -302,8 +302,7 @@ export function eventLogContract(label: string, traits: Traits, makeStack: () =>
 
     test.if(!traits.jetstream)("in process nothing is published to the bus: consumers read the log, which numbers the events", async () => {
       const s = space();
-      const heard: string[] = [];
-      const busSub = await proc.bus.consume({ durable: s.consumer("bus"), filter: s.filter }, async (e) => void heard.push(e.id));
+      expect("publish" in proc.bus).toBe(false);
       const seen = collector();
       const sub = await proc.events.consume({ name: s.consumer("log"), filter: s.filter }, seen.handler);
       const [id] = await recordAll(proc, [{ stream: "test", subject: s.subject("local"), accountId: s.account, data: {} }]);
@@ -312,9 +311,7 @@ export function eventLogContract(label: string, traits: Traits, makeStack: () =>
       expect(seen.batches[0]![0]!.position).toBeGreaterThan(0);
       const row = await stack.db.selectFrom("eventlog.events").select("published_at").where("id", "=", id!).executeTakeFirstOrThrow();
       expect(row.published_at).toBeNull();
-      expect(heard).toEqual([]);
       await sub.stop();
-      await busSub.stop();
     });
 
     test("reads: pages by stream and account, the position before a time, the head, and whether an event exists", async () => {

@@ -64,7 +64,7 @@ if (natsUrl && databaseUrl) {
       const p = await stack.open();
       const s = space();
       const heard: string[] = [];
-      const sub = await p.bus.consume({ durable: s.consumer("watch"), filter: s.filter }, async (e) => void heard.push(e.id));
+      const sub = await (p.bus as NatsBus).consume({ durable: s.consumer("watch"), filter: s.filter }, async (e) => void heard.push(e.id));
       const ids = await recordAll(p, [1, 2, 3].map((n) => ({ stream: "test", subject: s.subject(`e${n}`), accountId: s.account, data: { n } })));
       await until(() => heard.length === 3, "the three events");
       // As if the process died between publishing and marking: the relay publishes them again.
@@ -85,7 +85,7 @@ if (natsUrl && databaseUrl) {
       const name = s.consumer("moved");
       // On the bus, as consumers are before they move: the bus's default gives an event up after five deliveries.
       const before: string[] = [];
-      const old = await p.bus.consume({ durable: name, filter: s.filter }, async (e) => void before.push(e.id));
+      const old = await (p.bus as NatsBus).consume({ durable: name, filter: s.filter }, async (e) => void before.push(e.id));
       const [first] = await recordAll(p, [{ stream: "test", subject: s.subject("first"), accountId: s.account, data: {} }]);
       await until(() => before.includes(first!), "the bus consumer's event");
       await old.stop();
