@@ -57,7 +57,7 @@ export interface TestTrove {
   logs: Record<string, unknown>[];
   /** The blob store the services write uploads to (files, or the NATS Object Store). */
   readonly blobs: BlobStore;
-  /** The bus the services share, to watch what they publish (the item events). */
+  /** The bus the services share (requests and broadcasts; on NATS also the event stream the relay feeds). */
   readonly bus: Bus;
   /** The host's runtime (config, bus, database, logger), to start another replica of a service on it. */
   readonly runtime: Runtime;

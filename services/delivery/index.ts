@@ -48,8 +48,8 @@ export const deliveryService: ServiceModule = {
       (batch) => fanout.handle(batch),
     );
     const subs = serveOperations(rt.bus, "delivery", deliveryEndpoints(webhooks), rt.log);
-    // The host stops the consumer (after its batch in hand) and the queue's worker (attempts under way finish or go
-    // back to the queue) after this stop, which ends what takes requests in.
+    // The host stops the queue's worker (attempts under way finish or go back to the queue) and then the consumer
+    // (after its batch in hand) before this stop, which ends the bus handlers.
     return {
       stop: async () => {
         for (const s of subs) await s.stop();

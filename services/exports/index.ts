@@ -44,7 +44,7 @@ export const exportsService: ServiceModule = {
     };
     const subs = serveOperations(rt.bus, "exports", exportsEndpoints(domain), rt.log);
     // The host starts the queue's worker after every service, and stops it (running jobs finish or are given back)
-    // after this stop.
+    // before this stop, while every service still answers.
     return {
       stop: async () => {
         for (const s of subs) await s.stop();

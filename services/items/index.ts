@@ -133,7 +133,7 @@ export const itemsService: ServiceModule = {
     );
     return {
       stop: async () => {
-        // Captures under way are the host's to finish or give back (its job workers stop after every service).
+        // Captures under way were the host's to finish or give back (its job workers stopped before this stop).
         for (const s of subs) await s.stop();
         await indexer.stop();
         await backfill;

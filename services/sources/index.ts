@@ -109,7 +109,8 @@ export async function startSources(
     stop: async () => {
       await mail?.stop();
       for (const s of subs) await s.stop();
-      // The host's queues are the host's to stop (after every service has stopped taking work in).
+      // The host's queues are the host's to stop (once every service has stopped taking work in); a replica with
+      // queues of its own stops them here.
       await ownJobs?.stop(rt.config.stopGraceMs);
     },
   };
