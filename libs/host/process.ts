@@ -96,8 +96,8 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
         await events.stop().catch((err) => log.error({ err }, "stopping the event log failed"));
         // 4. Each service's own stop (its bus handlers), in reverse start order, then what they all shared.
         for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
-        await maintenance?.stop();
         for (const s of healthSubs) await s.stop().catch(() => {});
+        await maintenance?.stop();
         // After the services: a stopping service may still be waiting on a task.
         await workers.close();
         await bus.close().catch((err) => log.error({ err }, "bus close failed"));

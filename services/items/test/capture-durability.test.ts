@@ -167,6 +167,26 @@ describe("a background capture outlives its process", () => {
 });
 
 describe("a graceful stop in the middle of background work", () => {
+  test("a save in flight when the stop begins is answered, content and all; the gateway takes no new request meanwhile", async () => {
+    const pages = pageServer();
+    // The save waits for its capture (a minute at most), so it is in flight until the test releases the page.
+    const trove = await startTrove({ ...unlimited, TROVE_INGEST_WAIT_MS: "60000" });
+    let stopped = false;
+    cleanups.push(async () => void (stopped || (await trove.stop())));
+    const url = trove.url;
+    const pending = trove.api("/api/ingest", { method: "POST", json: { url: `${pages.url}/held` } });
+    await pages.reached("/held");
+
+    const stopping = trove.stop().then(() => (stopped = true));
+    await eventually(() => fetch(`${url}/api/health`).then(() => false, () => true), 30_000);
+    expect(stopped).toBe(false);
+    pages.release();
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ ok: true, extracted: true });
+    await stopping;
+  }, 120_000);
+
   test("loses nothing: every capture ends with content, every event is in the change stream and reaches the webhook endpoint", async () => {
     const pages = pageServer();
     const receiver = startWebhookReceiver();
