@@ -1,8 +1,8 @@
 // The relay (NATS only: in process, consumers read the log itself): publishes positioned events to JetStream in
-// position order, message id = event id (JetStream dedupes
-// a republish after a crash), and marks them published in the same transaction that held the publisher's lock, so
-// one process publishes at a time and any live process finishes what a dead one committed. Woken after each
-// commit that recorded events, every second otherwise, and after half a second when another process publishes.
+// position order, message id = event id (JetStream dedupes a republish after a crash), and marks them published in
+// the same transaction that held the publisher's lock, so one process publishes at a time and any live process
+// finishes what a dead one committed. Woken after each commit that recorded events, every second otherwise, and
+// after half a second when another process publishes.
 import type { EventStream } from "@trove/bus";
 import { nextTurn } from "@trove/db";
 import { Wakeup } from "@trove/jobs";
