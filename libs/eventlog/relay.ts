@@ -17,9 +17,12 @@ const publishLock = 7_361_012;
 const publishBatch = 500;
 const idleMs = 1_000;
 const busyRetryMs = 500;
+/** Batches the last pass at a stop publishes at most: a long backlog is left to the next start (or another replica's relay) rather than holding the stop. */
+const lastPassBatches = 10;
 
 export class Relay {
   private readonly wakeup: Wakeup;
+  private stopping = false;
 
   constructor(
     private readonly db: Kysely<any>,
@@ -43,22 +46,26 @@ export class Relay {
    * keeps it for consumers that are gone now); what is left stays in the log for the next start.
    */
   async stop(opts: { flush: boolean }): Promise<void> {
+    this.stopping = true;
     await this.wakeup.stop();
     if (!opts.flush) return;
     try {
-      await this.run();
+      await this.run(lastPassBatches);
     } catch (err) {
       this.log.warn({ err }, "the event relay's last pass failed; the next start publishes what is left");
     }
   }
 
-  private async run(): Promise<number> {
+  /** Publishes the backlog; while stopping, at most `maxBatches` batches of it. */
+  private async run(maxBatches = Infinity): Promise<number> {
     await assignPositions(this.db);
-    for (;;) {
+    for (let done = 1; ; done++) {
       const n = await this.publishBatch();
       // Another process is publishing; look again soon in case it stops before reaching these events.
       if (n === -1) return busyRetryMs;
       if (n < publishBatch) return idleMs;
+      // A stop waits for the batch in hand only, then for the bounded last pass.
+      if (done >= maxBatches || (this.stopping && maxBatches === Infinity)) return idleMs;
       // A turn for whatever waits (on PGlite, every request) between batches of a long backlog.
       await nextTurn();
     }
