@@ -68,6 +68,12 @@ export interface Bus {
   /** Answers requests on `subject`; one of the serving instances takes each request. */
   serve(subject: string, handler: RequestHandler): Subscription;
   /**
+   * A stopping process takes no more requests from other processes (on NATS the other replicas get them), while
+   * its own requests to the subjects it served are still answered here, so its work under way can finish; each
+   * subject's own stop() ends that. In process there is no other process: nothing to do.
+   */
+  stopServing(): Promise<void>;
+  /**
    * Sends a message to every listener of `subject` in every process (no queue group, nothing stored): for news
    * each replica must act on, like a revoked key. Resolves once the bus has taken the message on (NATS: the
    * server has it, so every connected listener is sent it; in-process: every listener has run).
@@ -108,6 +114,24 @@ export interface WireError {
 
 /** Header that marks an error reply; its body is the JSON of {message, details}. */
 export const errorHeader = "trove-error";
+
+/** Answers a request with a handler of this process: the JSON round-trip, the deadline and the error codes of a bus trip. */
+export async function answerHere(handler: RequestHandler, subject: string, payload: unknown, opts: RequestOptions, log: Logger): Promise<string> {
+  const meta = { subject, headers: { ...opts.headers } };
+  const input = JSON.parse(encodeJson(payload));
+  const timeoutMs = opts.timeoutMs ?? defaultRequestTimeoutMs;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError("timeout", `no reply on ${subject} within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    const reply = await Promise.race([runHandler(handler, input, meta, log), deadline]);
+    if (reply.ok) return reply.json;
+    throw errorFromWire(reply.error.code, encodeJson({ message: reply.error.message, details: reply.error.details }));
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Runs a handler and turns its outcome, thrown or async, into a reply. */
 export async function runHandler(handler: RequestHandler, payload: unknown, meta: RequestMeta, log: Logger): Promise<Reply> {

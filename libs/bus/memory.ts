@@ -9,11 +9,9 @@ import {
   type RequestHandler,
   type RequestOptions,
   type Subscription,
-  defaultRequestTimeoutMs,
+  answerHere,
   encodeJson,
-  runHandler,
   subjectMatches,
-  errorFromWire,
 } from "./bus.ts";
 
 export class MemoryBus implements Bus {
@@ -35,22 +33,11 @@ export class MemoryBus implements Bus {
     if (!list || list.length === 0) throw new AppError("service_unavailable", `no service answers ${subject}`);
     const i = (this.rr.get(subject) ?? 0) % list.length;
     this.rr.set(subject, i + 1);
-    const handler = list[i]!;
-    const meta = { subject, headers: { ...opts.headers } };
-    const input = JSON.parse(encodeJson(payload));
-    const timeoutMs = opts.timeoutMs ?? defaultRequestTimeoutMs;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AppError("timeout", `no reply on ${subject} within ${timeoutMs} ms`)), timeoutMs);
-    });
-    try {
-      const reply = await Promise.race([runHandler(handler, input, meta, this.log), deadline]);
-      if (reply.ok) return reply.json;
-      throw errorFromWire(reply.error.code, encodeJson({ message: reply.error.message, details: reply.error.details }));
-    } finally {
-      clearTimeout(timer);
-    }
+    return answerHere(list[i]!, subject, payload, opts, this.log);
   }
+
+  /** Every caller is in this process. */
+  async stopServing(): Promise<void> {}
 
   serve(subject: string, handler: RequestHandler): Subscription {
     const list = this.handlers.get(subject) ?? [];

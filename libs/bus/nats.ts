@@ -43,10 +43,18 @@ import {
   encodeJson,
   retryDelay,
   runHandler,
+  answerHere,
   errorFromWire,
   errorHeader,
 } from "./bus.ts";
 import { consumeBatches, type BatchConsumeOptions, type BatchConsumer, type StreamEvent } from "./batches.ts";
+
+/** A subject served by this process. */
+interface Served {
+  subject: string;
+  handler: RequestHandler;
+  drain(): Promise<void>;
+}
 
 const refHeader = "trove-payload-ref";
 const encodingHeader = "trove-encoding";
@@ -71,6 +79,10 @@ export class NatsBus implements Bus, EventStream {
   private streamReady: Promise<void> | undefined;
   /** Payloads above this many bytes travel through the object store. */
   private readonly spillBytes: number;
+  /** The subjects this process serves, with their handlers and subscriptions. */
+  private readonly served = new Set<Served>();
+  /** After stopServing: requests to a subject served here are answered here. */
+  private servingStopped = false;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -115,6 +127,10 @@ export class NatsBus implements Bus, EventStream {
   }
 
   async requestJson(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<string> {
+    if (this.servingStopped) {
+      const here = [...this.served].find((s) => s.subject === subject);
+      if (here) return answerHere(here.handler, subject, payload, opts, this.opts.log);
+    }
     const timeout = opts.timeoutMs ?? defaultRequestTimeoutMs;
     const { data, hdrs } = await this.pack(encodeJson(payload), opts.headers ?? {});
     let reply: Msg;
@@ -143,7 +159,21 @@ export class NatsBus implements Bus, EventStream {
         void this.answer(subject, msg, handler);
       },
     });
-    return { stop: async () => sub.drain() };
+    // Drained once, whether by stopServing or by the stop: requests already taken are answered.
+    let drained: Promise<void> | undefined;
+    const entry: Served = { subject, handler, drain: () => (drained ??= sub.drain()) };
+    this.served.add(entry);
+    return {
+      stop: async () => {
+        this.served.delete(entry);
+        await entry.drain();
+      },
+    };
+  }
+
+  async stopServing(): Promise<void> {
+    this.servingStopped = true;
+    await Promise.all([...this.served].map((s) => s.drain().catch((err) => this.opts.log.warn({ err, subject: s.subject }, "could not drain a subscription"))));
   }
 
   private async answer(subject: string, msg: Msg, handler: RequestHandler) {

@@ -84,11 +84,13 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
     url: running.find((r) => r.url)?.url,
     stop: () =>
       (stopping ??= (async () => {
-        // 1. Intake: the gateway and the mail listener stop accepting (what is in flight finishes) while every
-        // service still answers on the bus, so work under way that asks another service can finish.
-        await Promise.all(
-          running.map((r) => r.stopIntake?.().catch((err) => log.error({ err }, "stopping intake failed"))),
-        );
+        // 1. Intake: the gateway and the mail listener stop accepting, and on NATS this process takes no more
+        // requests (the other replicas do); what is in flight finishes, and this process's own work under way is
+        // still answered by its services, so work that asks another service can finish.
+        await Promise.all([
+          ...running.map((r) => r.stopIntake?.().catch((err) => log.error({ err }, "stopping intake failed"))),
+          bus.stopServing().catch((err) => log.error({ err }, "stopping serving requests failed")),
+        ]);
         // 2. Running jobs get the grace to finish; the rest go back to the queue, their runs not counted.
         await jobs.stop(config.stopGraceMs).catch((err) => log.error({ err }, "job workers stop failed"));
         // 3. Consumers finish the batch in hand; on NATS the relay's last pass publishes what has committed. In

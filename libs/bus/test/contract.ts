@@ -247,6 +247,25 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       expect(heard).toEqual([]);
     });
 
+    test("a stopping process takes no more requests from another, and still answers its own until each subject stops", async () => {
+      const stopping = await open();
+      const other = await openPeer(stopping);
+      const sub = stopping.serve("stop-serving", () => ({ answered: "here" }));
+      try {
+        expect(await other.request("stop-serving", {})).toEqual({ answered: "here" });
+        await stopping.stopServing();
+        expect(await stopping.request("stop-serving", {}, { timeoutMs: 5_000 })).toEqual({ answered: "here" });
+        // Another process's request finds no one here (on NATS another replica would take it).
+        if (other !== stopping) expect((await failure(other.request("stop-serving", {}, { timeoutMs: 5_000 }))).code).toBe("service_unavailable");
+        await sub.stop();
+        expect((await failure(stopping.request("stop-serving", {}, { timeoutMs: 5_000 }))).code).toBe("service_unavailable");
+      } finally {
+        await sub.stop();
+        if (other !== stopping) await other.close();
+        await stopping.close();
+      }
+    });
+
     test("reports itself healthy while open", async () => {
       expect(await bus.healthy()).toBe(true);
     });
