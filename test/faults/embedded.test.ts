@@ -30,6 +30,8 @@ test("embedded: SIGKILL and a graceful stop under load lose nothing acknowledged
     TROVE_WEBHOOK_RETRY_DELAYS: "0.5,0.5,1,1",
     TROVE_WEBHOOK_TIMEOUT_MS: "5000",
     TROVE_WEBHOOK_DISABLE_AFTER: "100000",
+    // Semantic search on: the local embedding model runs on the process's worker pool.
+    TROVE_SEMANTIC: "on",
   });
   const t = trove;
   const exits: string[] = [];
@@ -63,7 +65,7 @@ test("embedded: SIGKILL and a graceful stop under load lose nothing acknowledged
   expect(rec.faults).toHaveLength(faults.length);
 
   await waitUntilSettled(t.url);
-  const { figures, lost, noteRevisions } = await verify(t.url, rec, receiver, { semantic: false });
+  const { figures, lost, noteRevisions } = await verify(t.url, rec, receiver, { semantic: true });
   // What only the database shows, read once the process has stopped (PGlite has one process at a time).
   exits.push(`final SIGTERM: ${await t.kill("SIGTERM")}`);
   const database = await openDatabase({ dataDir: t.dataDir });

@@ -218,7 +218,12 @@ export async function runLoad(target: Target, receiver: WebhookReceiver, slow: S
       w.resolve();
     }
   };
+  // The load does not run ahead of the faults: an operation waits while a fault due more than `lead` of the load
+  // ago is still being injected (a restart takes a while), so that faults fall across the whole load.
+  const lead = 0.04;
+  let injecting: { at: number; finished: Promise<void> } | undefined;
   const step = async <T>(op: () => Promise<T>, acked: (r: T) => boolean): Promise<T> => {
+    while (injecting && fraction > injecting.at + lead) await injecting.finished;
     const r = await op();
     rec.attempted++;
     fraction = rec.attempted / total;
@@ -236,7 +241,9 @@ export async function runLoad(target: Target, receiver: WebhookReceiver, slow: S
     for (const f of faults) {
       await reached(f.at);
       const started = rec.attempted;
-      await f.run();
+      const finished = f.run();
+      injecting = { at: f.at, finished: finished.then(() => {}, () => {}) };
+      await finished.finally(() => (injecting = undefined));
       rec.faults.push(f.name);
       log(`fault "${f.name}" injected at ${started} of ${total} operations`);
     }
