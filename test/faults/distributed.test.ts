@@ -5,7 +5,9 @@
 // is cut (pg_terminate_backend) twice. Afterwards every acknowledged write is looked for: see load.ts and
 // docs/reliability.md.
 import { afterAll, describe, expect, test } from "bun:test";
+import { NatsBus } from "@trove/bus";
 import { openDatabase } from "@trove/db";
+import { createLogger } from "@trove/log";
 import {
   createScratchDatabase,
   dropScratchDatabase,
@@ -28,6 +30,21 @@ const skip = !(process.env.DATABASE_URL && process.env.NATS_URL)
   : !natsServerBinary()
     ? "no nats-server binary (set TROVE_NATS_SERVER or put nats-server on PATH)"
     : undefined;
+
+/** Each durable consumer of the run's stream as the server sees it: why a deployment did not settle. */
+async function consumerReport(url: string, prefix: string) {
+  const bus = await NatsBus.connect({ url, prefix, log: createLogger("silent") });
+  try {
+    const jsm = (bus as unknown as { jsm: { consumers: { list(stream: string): AsyncIterable<any> } } }).jsm;
+    const out: Record<string, unknown> = {};
+    for await (const c of jsm.consumers.list(`${prefix}_events`)) {
+      out[c.name] = { pending: c.num_pending, ackPending: c.num_ack_pending, redelivered: c.num_redelivered, waiting: c.num_waiting, delivered: c.delivered?.stream_seq, ackFloor: c.ack_floor?.stream_seq };
+    }
+    return out;
+  } finally {
+    await bus.close();
+  }
+}
 
 if (skip) {
   console.log(`SKIPPED distributed kill suite: ${skip}`);
@@ -60,6 +77,8 @@ if (skip) {
       TROVE_WEBHOOK_RETRY_DELAYS: "0.5,0.5,1,1",
       TROVE_WEBHOOK_TIMEOUT_MS: "5000",
       TROVE_WEBHOOK_DISABLE_AFTER: "100000",
+      // Semantic search on: the items process embeds with the local model on its worker pool.
+      TROVE_SEMANTIC: "on",
     });
     const t = topo;
     const n = nats;
@@ -110,8 +129,11 @@ if (skip) {
     const rec = await runLoad(target, receiver, slow, { htmlSaves: 30, slowSaves: 15, tagWrites: 30, tagDeletes: 5, appends: 30, mails: 15, endpoints: 2 }, faults);
     expect(rec.faults).toHaveLength(faults.length);
 
-    await waitUntilSettled(t.url);
-    const { figures, lost, noteRevisions } = await verify(t.url, rec, receiver, { semantic: false });
+    await waitUntilSettled(t.url).catch(async (err) => {
+      console.log(`[faults] JetStream consumers: ${JSON.stringify(await consumerReport(n.url, backing.prefix))}`);
+      throw err;
+    });
+    const { figures, lost, noteRevisions } = await verify(t.url, rec, receiver, { semantic: true });
     // No process died of a fault it should have survived (a cut connection, a NATS restart).
     for (const [name, proc] of t.procs) if (proc.exitCode !== null || proc.signalCode !== null) lost.push(`process ${name} exited (${proc.exitCode ?? proc.signalCode})`);
     const database = await openDatabase({ databaseUrl: db, poolSize: 1 });
