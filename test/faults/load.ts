@@ -409,7 +409,7 @@ async function must(url: string, path: string): Promise<any> {
  * Everything acknowledged, looked for once the deployment has settled. Resolves the figures and what is lost
  * (empty when nothing is).
  */
-export async function verify(url: string, rec: LoadRecord, receiver: WebhookReceiver, opts: { semantic: boolean }): Promise<{ figures: Figures; lost: string[] }> {
+export async function verify(url: string, rec: LoadRecord, receiver: WebhookReceiver, opts: { semantic: boolean }): Promise<{ figures: Figures; lost: string[]; noteRevisions: Map<string, number> }> {
   const lost: string[] = [];
 
   // The change stream, walked from its start: every event once.
