@@ -511,8 +511,12 @@ export async function verify(url: string, rec: LoadRecord, receiver: WebhookRece
   const modes = opts.semantic ? ["lexical", "semantic"] : ["lexical"];
   for (const mode of modes) {
     for (const f of findable) {
-      const r = await must(url, `/api/items/search?q=${encodeURIComponent(f.word)}&mode=${mode}&limit=${mode === "semantic" ? 1000 : 20}`);
-      if (!r.items.some((i: any) => i.id === f.id)) lost.push(`${mode} search for ${f.word} does not find item ${f.id}`);
+      const r = await must(url, `/api/items/search?q=${encodeURIComponent(f.word)}&mode=${mode}&limit=${mode === "semantic" ? 1000 : 100}`);
+      if (!r.items.some((i: any) => i.id === f.id)) {
+        const item = items.get(f.id);
+        const seen = `title ${JSON.stringify(item?.title)}, url ${item?.url}, content ${item?.contentAvailable ? "yes" : JSON.stringify(item?.contentExtractError)}`;
+        lost.push(`${mode} search for ${f.word} does not find item ${f.id} (${seen}; it found ${r.items.length}: ${r.items.slice(0, 3).map((i: any) => i.title).join(" | ")})`);
+      }
     }
   }
 
