@@ -511,7 +511,7 @@ export async function verify(url: string, rec: LoadRecord, receiver: WebhookRece
   const modes = opts.semantic ? ["lexical", "semantic"] : ["lexical"];
   for (const mode of modes) {
     for (const f of findable) {
-      const r = await must(url, `/api/items/search?q=${encodeURIComponent(f.word)}&mode=${mode}&limit=${mode === "semantic" ? 1000 : 100}`);
+      const r = await must(url, `/api/items/search?q=${encodeURIComponent(f.word)}&mode=${mode}&limit=1000`);
       if (!r.items.some((i: any) => i.id === f.id)) {
         const item = items.get(f.id);
         const seen = `title ${JSON.stringify(item?.title)}, url ${item?.url}, content ${item?.contentAvailable ? "yes" : JSON.stringify(item?.contentExtractError)}`;
