@@ -1,6 +1,8 @@
 // `bun run test`: every test file on the embedded stack (PGlite + the in-process bus); then, when DATABASE_URL and
 // NATS_URL are set, the service suites (every file under services/) again on PostgreSQL + NATS. Extra arguments
 // pass through to `bun test`. Closes with one line: `N passed, N failed, N skipped`.
+// The first run passes this process's environment on, so the files that read DATABASE_URL/NATS_URL themselves
+// (the end-to-end suites, the distributed kill suite in test/faults/) run there against PostgreSQL and NATS.
 /** Per test: service tests start databases and whole Troves, slow on a loaded machine (not a duration asserted). */
 const testTimeoutMs = "60000";
 

@@ -9,12 +9,15 @@ import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, 
 import type { Logger } from "@trove/log";
 import { retryDelay, type Headers, type Subscription } from "./bus.ts";
 
+/** The most the server waits for an acknowledgement or a sign of work before it hands a message out again. */
+export const serverAckWaitMs = 30_000;
+
 export interface BatchConsumeOptions {
   /** Durable consumer name; it keeps its position across restarts. */
   durable: string;
   /** Event subject filter (NATS wildcards allowed), without the prefix. */
   filter: string;
-  /** How long a batch may take before it counts as failed. */
+  /** How long a batch may take before it counts as failed (the server's window is at most serverAckWaitMs). */
   ackWaitMs: number;
   /** The most messages in one batch, and the most delivered and not yet acknowledged. */
   batch: number;
@@ -59,7 +62,10 @@ export async function consumeBatches(
   const { js, jsm, stream } = access;
   const log = opts.log ?? access.log;
   await access.ensureStream();
-  const settings = { ack_wait: nanos(opts.ackWaitMs), max_deliver: -1, max_ack_pending: opts.batch };
+  // The server's window is short whatever a batch may take: a live consumer renews it (working) while its batch
+  // runs, and a dead one's messages come back within it, not after a batch's whole allowance.
+  const windowMs = Math.min(opts.ackWaitMs, serverAckWaitMs);
+  const settings = { ack_wait: nanos(windowMs), max_deliver: -1, max_ack_pending: opts.batch };
   const exists = await jsm.consumers.info(stream, opts.durable).then(
     () => true,
     () => false,
@@ -151,7 +157,7 @@ export async function consumeBatches(
   // Everything in hand (running or waiting its turn) stays ours while the window runs.
   const working = setInterval(() => {
     for (const m of [...running, ...held]) m.working();
-  }, Math.max(100, Math.floor(opts.ackWaitMs / 3)));
+  }, Math.max(100, Math.floor(windowMs / 3)));
 
   const messages = await consumer.consume({
     max_messages: opts.batch,

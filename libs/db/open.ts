@@ -43,6 +43,10 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client's network error must not crash the process; the pool replaces the client.
   pool.on("error", () => {});
+  // Nor may a checked-out client's: a connection cut between two statements (pg_terminate_backend, a failover) is
+  // reported as an 'error' event on the client, which the pool listens to only while the client is idle. The next
+  // statement on it fails, and the pool discards it on release.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: preparingPool(pool) as never }) });
   await ensureExtension(db, "pg_trgm");
   return {

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { AppError, errorStatus } from "@trove/errors";
 import { WorkerPool } from "@trove/workers";
-import { EmbedError, embedLimits, embedTaskName, modelDimension, modelId, poolEmbedder, batches } from "./index.ts";
+import { EmbedError, embedLimits, embedTaskName, makeEmbedTask, modelDimension, modelId, poolEmbedder, batches } from "./index.ts";
 
 const pool = new WorkerPool({ script: new URL("../host/tasks.ts", import.meta.url), size: 1 });
 const embedder = poolEmbedder(pool, { deadlineMs: 60_000 });
@@ -101,6 +101,19 @@ describe("bounds and failures", () => {
     } finally {
       await broken.close();
     }
+  });
+
+  test("a model load that failed is tried again by the next task, not kept for the thread's life", async () => {
+    let loads = 0;
+    const task = makeEmbedTask(async () => {
+      loads++;
+      if (loads === 1) throw new Error("Backend 'wasm' has not yet been initialized");
+      return { embed: async (texts) => texts.map(() => Array.from({ length: modelDimension }, () => 1)) };
+    });
+    await expect(task({ texts: ["car"] })).rejects.toMatchObject({ reason: "embed_unavailable" });
+    expect(await task({ texts: ["car"] })).toHaveLength(1);
+    expect(await task({ texts: ["bus"] })).toHaveLength(1);
+    expect(loads).toBe(2);
   });
 
   test("a task past its deadline is stopped: semantic_unavailable, and the next one works", async () => {

@@ -63,12 +63,15 @@ export function makeEmbedTask(load: () => Promise<LoadedModel>): (input: EmbedTa
   return async (input) => {
     const problem = checkEmbedInput(input);
     if (problem) throw new EmbedError("embed_input_invalid", problem);
-    // A failed load is kept: the weights are local files, so trying again in this thread would fail again.
     model ??= load();
     let loaded: LoadedModel;
     try {
       loaded = await model;
     } catch (err) {
+      // A failed load is not kept: it can be passing (TensorFlow's backend still initializing: "Backend 'wasm' has
+      // not yet been initialized"), and a thread that kept it would refuse every task for as long as it lives. The
+      // next task loads again; callers space their tries (the embedding consumers back off).
+      model = undefined;
       throw new EmbedError("embed_unavailable", `embed_unavailable: the embedding model ${modelId} cannot be loaded: ${(err as Error)?.message ?? String(err)}`);
     }
     const raw = await loaded.embed(input.texts);

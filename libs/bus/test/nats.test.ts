@@ -46,6 +46,34 @@ if (url) {
       relay.close();
     }
   });
+
+  test("a batch consumer that dies holding a batch with a long allowance: its messages come back within the server's short window", async () => {
+    const dead = await open();
+    const live = await open();
+    try {
+      const durable = `batches-${crypto.randomUUID().slice(0, 8)}`;
+      const opts = { durable, filter: "held.>", ackWaitMs: 10 * 60_000, batch: 10, retryDelaysMs: [500] };
+      const taken = Promise.withResolvers<void>();
+      // This handler never finishes: the process holding its batch is about to die.
+      await dead.consumeBatches(opts, () => {
+        taken.resolve();
+        return new Promise<void>(() => {});
+      });
+      await dead.publish("held.one", { n: 1 }, { id: `held-${durable}` });
+      await taken.promise;
+      await dead.close();
+      const got: string[] = [];
+      const sub = await live.consumeBatches(opts, async (events) => void got.push(...events.map((e) => e.id)));
+      // Within the server's window (30 s), not the batch's ten minutes; the deadline is generous for a loaded machine.
+      const until = Date.now() + 90_000;
+      while (got.length === 0 && Date.now() < until) await Bun.sleep(50);
+      expect(got).toEqual([`held-${durable}`]);
+      await sub.stop();
+    } finally {
+      await dead.close().catch(() => {});
+      await live.close();
+    }
+  }, 120_000);
 } else {
   console.log("SKIPPED nats bus contract: NATS_URL is not set");
   describe.skip("bus contract: nats (skipped: NATS_URL is not set)", () => test("the bus contract", () => {}));
