@@ -113,7 +113,7 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       expect(reply.back).toBe(s + noise);
     });
 
-    test.if(opts.events)("published events reach a durable consumer once per id", async () => {
+    if (opts.events) test("published events reach a durable consumer once per id", async () => {
       const got: EventDelivery[] = [];
       const id1 = crypto.randomUUID();
       expect((await stream().publish("item.created", { n: 1 }, { id: id1 })).duplicate).toBe(false);
@@ -130,7 +130,7 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       expect(got[0]!.attempt).toBe(1);
     });
 
-    test.if(opts.events)("a failed event is redelivered until it is acknowledged", async () => {
+    if (opts.events) test("a failed event is redelivered until it is acknowledged", async () => {
       const deliveries: string[] = [];
       subs.push(
         await stream().consume({ durable: "contract-b", filter: "retry.*", retryDelaysMs: [50], maxDeliver: 5 }, async (e) => {
@@ -148,7 +148,7 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       expect(deliveries).toEqual(["retry.one#1", "retry.one#2", "retry.one#3", "retry.two#1", "retry.two#2"]);
     });
 
-    test.if(opts.events)("a durable consumer resumes where it stopped", async () => {
+    if (opts.events) test("a durable consumer resumes where it stopped", async () => {
       const first: unknown[] = [];
       const sub = await stream().consume({ durable: "contract-c", filter: "resume.*" }, async (e) => void first.push(e.data));
       await stream().publish("resume.x", 1, { id: crypto.randomUUID() });
@@ -162,7 +162,7 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       expect(first).toEqual([1]); // the stopped subscription received nothing more
     });
 
-    test.if(opts.events)("a consumer runs at most maxInFlight deliveries at once, and in time all of them", async () => {
+    if (opts.events) test("a consumer runs at most maxInFlight deliveries at once, and in time all of them", async () => {
       // Every handler waits for the gate, so what has started and not finished is exactly what is in flight.
       const gate = Promise.withResolvers<void>();
       let running = 0;
@@ -183,7 +183,7 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       expect(most).toBe(defaultMaxInFlight);
     });
 
-    test.if(opts.events)("an event waiting for its redelivery leaves its place to the events behind it", async () => {
+    if (opts.events) test("an event waiting for its redelivery leaves its place to the events behind it", async () => {
       const seen: string[] = [];
       const gate = Promise.withResolvers<void>();
       subs.push(

@@ -147,7 +147,7 @@ for (const stack of stacks) {
       await b.stop();
     });
 
-    test.if(stack.embedded)("a process that starts alone on its data runs at once the jobs its crashed self left claimed", async () => {
+    if (stack.embedded) test("a process that starts alone on its data runs at once the jobs its crashed self left claimed", async () => {
       const env = await newEnv();
       const idle = probeQueue({ concurrency: 0 });
       const a = await boot(env, idle.def);

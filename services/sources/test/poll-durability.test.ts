@@ -86,7 +86,8 @@ describe("a create's first poll outlives its process", () => {
   }, 120_000);
 
   // The embedded deployment is one process on its own data directory: nothing of the stack under test is involved.
-  const embeddedOnly = testStack() === "embedded" ? test : test.skip;
+  // Registered only where it applies.
+  const embeddedOnly = testStack() === "embedded" ? test : () => {};
   embeddedOnly("killed during the first poll (SIGKILL): after the restart the poll runs again", async () => {
     const feeds = feedServer();
     cleanups.push(() => feeds.stop());
