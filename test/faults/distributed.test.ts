@@ -23,7 +23,7 @@ import {
   type ProcessName,
   type Topology,
 } from "@trove/testing";
-import { runLoad, startSlowPages, verify, verifyDatabase, waitUntilSettled, type Fault } from "./load.ts";
+import { faultEnv, loadSize, runLoad, startSlowPages, verify, verifyDatabase, waitUntilSettled, type Fault } from "./load.ts";
 
 const skip = !(process.env.DATABASE_URL && process.env.NATS_URL)
   ? "DATABASE_URL and NATS_URL are not both set"
@@ -69,17 +69,7 @@ if (skip) {
     databaseUrl = await createScratchDatabase("faults");
     const backing: Backing = { databaseUrl, natsUrl: nats.url, prefix: `faults${crypto.randomUUID().slice(0, 8)}`, how: "DATABASE_URL + a NATS server of its own", stop: async () => {} };
     const smtpPort = await freePort();
-    topo = await launchDistributed(backing, {
-      TROVE_SMTP_PORT: String(smtpPort),
-      TROVE_RATE_LIMIT: "100000",
-      TROVE_INGEST_WAIT_MS: "50",
-      TROVE_JOB_LEASE_MS: "5000",
-      TROVE_WEBHOOK_RETRY_DELAYS: "0.5,0.5,1,1",
-      TROVE_WEBHOOK_TIMEOUT_MS: "5000",
-      TROVE_WEBHOOK_DISABLE_AFTER: "100000",
-      // Semantic search on: the items process embeds with the local model on its worker pool.
-      TROVE_SEMANTIC: "on",
-    });
+    topo = await launchDistributed(backing, { ...faultEnv, TROVE_SMTP_PORT: String(smtpPort) });
     const t = topo;
     const n = nats;
     const db = databaseUrl;
@@ -126,7 +116,7 @@ if (skip) {
       restartService("items", 0.8),
     ];
     const target = { url: t.url, smtpPort, up: async () => void (await waitForHealth(t.url, "ok", 120_000)) };
-    const rec = await runLoad(target, receiver, slow, { htmlSaves: 30, slowSaves: 15, tagWrites: 30, tagDeletes: 5, appends: 30, mails: 15, endpoints: 2 }, faults);
+    const rec = await runLoad(target, receiver, slow, loadSize, faults);
     expect(rec.faults).toHaveLength(faults.length);
 
     await waitUntilSettled(t.url).catch(async (err) => {

@@ -6,7 +6,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { openDatabase } from "@trove/db";
 import { freePort, spawnEmbedded, startWebhookReceiver, waitForHealth, type EmbeddedProcess } from "@trove/testing";
-import { runLoad, startSlowPages, verify, verifyDatabase, waitUntilSettled, type Fault } from "./load.ts";
+import { faultEnv, loadSize, runLoad, startSlowPages, verify, verifyDatabase, waitUntilSettled, type Fault } from "./load.ts";
 
 let trove: EmbeddedProcess | undefined;
 const receiver = startWebhookReceiver();
@@ -20,19 +20,7 @@ afterAll(async () => {
 
 test("embedded: SIGKILL and a graceful stop under load lose nothing acknowledged", async () => {
   const smtpPort = await freePort();
-  trove = await spawnEmbedded({
-    TROVE_SMTP_PORT: String(smtpPort),
-    TROVE_RATE_LIMIT: "100000",
-    // A save whose page answers slowly certainly takes the background path.
-    TROVE_INGEST_WAIT_MS: "50",
-    // A killed process's claimed jobs come back soon after its restart.
-    TROVE_JOB_LEASE_MS: "5000",
-    TROVE_WEBHOOK_RETRY_DELAYS: "0.5,0.5,1,1",
-    TROVE_WEBHOOK_TIMEOUT_MS: "5000",
-    TROVE_WEBHOOK_DISABLE_AFTER: "100000",
-    // Semantic search on: the local embedding model runs on the process's worker pool.
-    TROVE_SEMANTIC: "on",
-  });
+  trove = await spawnEmbedded({ ...faultEnv, TROVE_SMTP_PORT: String(smtpPort) });
   const t = trove;
   const exits: string[] = [];
   const kill = (name: string, at: number): Fault => ({
@@ -61,7 +49,7 @@ test("embedded: SIGKILL and a graceful stop under load lose nothing acknowledged
     kill("SIGKILL 4", 0.75),
   ];
   const target = { url: t.url, smtpPort, up: async () => void (await waitForHealth(t.url, "ok", 120_000)) };
-  const rec = await runLoad(target, receiver, slow, { htmlSaves: 30, slowSaves: 15, tagWrites: 30, tagDeletes: 5, appends: 30, mails: 15, endpoints: 2 }, faults);
+  const rec = await runLoad(target, receiver, slow, loadSize, faults);
   expect(rec.faults).toHaveLength(faults.length);
 
   await waitUntilSettled(t.url);

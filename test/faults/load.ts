@@ -109,6 +109,23 @@ export interface LoadSize {
   endpoints: number;
 }
 
+/** The load both deployments run. */
+export const loadSize: LoadSize = { htmlSaves: 30, slowSaves: 15, tagWrites: 30, tagDeletes: 5, appends: 30, mails: 15, endpoints: 2 };
+
+/** The settings both deployments run with, beside the mail listener's port. */
+export const faultEnv: Record<string, string> = {
+  TROVE_RATE_LIMIT: "100000",
+  // A save whose page answers slowly certainly takes the background path.
+  TROVE_INGEST_WAIT_MS: "50",
+  // A killed process's claimed jobs come back soon after its restart.
+  TROVE_JOB_LEASE_MS: "5000",
+  TROVE_WEBHOOK_RETRY_DELAYS: "0.5,0.5,1,1",
+  TROVE_WEBHOOK_TIMEOUT_MS: "5000",
+  TROVE_WEBHOOK_DISABLE_AFTER: "100000",
+  // Semantic search on: the local embedding model runs on each process's worker pool.
+  TROVE_SEMANTIC: "on",
+};
+
 interface Saved {
   id: string;
   word: string;
