@@ -139,7 +139,8 @@ describe("webhooks across restarts", () => {
 
   test("an attempt under way when the Trove stops is given back and made after the restart, once recorded", async () => {
     const r = receiver((_, i) => (i === 0 ? hang() : new Response(null, { status: 204 })));
-    const id = await endpoint(r.url);
+    // A type nothing in this file makes: an earlier test's capture ending meanwhile sends this endpoint nothing.
+    const id = await endpoint(r.url, { eventTypes: ["item.deleted"] });
     const queued = (await api(`/api/webhooks/${id}/test`, { method: "POST" })).delivery;
     await eventually(() => r.hanging === 1, 30_000);
     await trove.restart();
@@ -158,7 +159,7 @@ describe("webhooks across restarts", () => {
 
   test("a delivery whose every run was cut short fails as interrupted, not sent once more", async () => {
     const r = receiver(() => hang());
-    const id = await endpoint(r.url);
+    const id = await endpoint(r.url, { eventTypes: ["item.deleted"] });
     const queued = (await api(`/api/webhooks/${id}/test`, { method: "POST" })).delivery;
     await eventually(() => r.hanging === 1, 30_000);
     await trove.restart({ without: ["delivery"] });
