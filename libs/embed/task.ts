@@ -57,21 +57,22 @@ async function loadDefaultModel(): Promise<LoadedModel> {
   return initModel(modelSource);
 }
 
-/** The task, over a model loader (tests give a failing one); the loader runs once per worker thread. */
+/** The task, over a model loader (tests give a failing one); the loader runs once per worker thread until it succeeds. */
 export function makeEmbedTask(load: () => Promise<LoadedModel>): (input: EmbedTaskInput) => Promise<Float32Array[]> {
   let model: Promise<LoadedModel> | undefined;
   return async (input) => {
     const problem = checkEmbedInput(input);
     if (problem) throw new EmbedError("embed_input_invalid", problem);
-    model ??= load();
+    const loading = (model ??= load());
     let loaded: LoadedModel;
     try {
-      loaded = await model;
+      loaded = await loading;
     } catch (err) {
       // A failed load is not kept: it can be passing (TensorFlow's backend still initializing: "Backend 'wasm' has
       // not yet been initialized"), and a thread that kept it would refuse every task for as long as it lives. The
       // next task loads again; callers space their tries (the embedding consumers back off).
-      model = undefined;
+      // Only the load that failed: tasks that waited on it together must not drop a newer load under way.
+      if (model === loading) model = undefined;
       throw new EmbedError("embed_unavailable", `embed_unavailable: the embedding model ${modelId} cannot be loaded: ${(err as Error)?.message ?? String(err)}`);
     }
     const raw = await loaded.embed(input.texts);

@@ -83,16 +83,15 @@ if (skip) {
         await waitForHealth(t.url, "ok", 120_000);
       },
     });
+    const cutConnections = (name: string, at: number): Fault => ({
+      name,
+      at,
+      run: async () => void exits.push(`connections cut: ${await terminateBackends(db)}`),
+    });
     const faults: Fault[] = [
       restartService("items", 0.08),
       restartService("notes", 0.16),
-      {
-        name: "PostgreSQL connections cut",
-        at: 0.24,
-        run: async () => {
-          exits.push(`connections cut: ${await terminateBackends(db)}`);
-        },
-      },
+      cutConnections("PostgreSQL connections cut", 0.24),
       restartService("sources", 0.32),
       restartService("delivery", 0.4),
       {
@@ -106,13 +105,7 @@ if (skip) {
       },
       restartService("exports", 0.56),
       restartService("gateway", 0.64),
-      {
-        name: "PostgreSQL connections cut again",
-        at: 0.72,
-        run: async () => {
-          exits.push(`connections cut: ${await terminateBackends(db)}`);
-        },
-      },
+      cutConnections("PostgreSQL connections cut again", 0.72),
       restartService("items", 0.8),
     ];
     const target = { url: t.url, smtpPort, up: async () => void (await waitForHealth(t.url, "ok", 120_000)) };
