@@ -158,8 +158,14 @@ if (!builder.ok) {
         const generated = ofKind(name, "ConfigMap").find((m) => m.metadata.name === volume.configMap.name);
         expect(generated?.data["nats.conf"]).toBe(conf);
         expect(c.volumeMounts).toContainEqual({ name: "config", mountPath: "/etc/nats", readOnly: true });
+        // The store is on the volume: where the file puts it, or where -sd does when the file names none (nats-server
+        // refuses both at once).
         const dataMount = c.volumeMounts.find((m: { name: string }) => m.name === "data");
-        expect(c.args.join(" ")).toContain(`-sd ${dataMount.mountPath}`);
+        const fileStore = /store_dir\s*[:=]?\s*"?([^\s"}]+)/.exec(conf)?.[1];
+        if (fileStore) {
+          expect(c.args).not.toContain("-sd");
+          expect(dataMount.mountPath).toBe(fileStore);
+        } else expect(c.args.join(" ")).toContain(`-sd ${dataMount.mountPath}`);
         expect(nats.spec.volumeClaimTemplates.map((t: K8sObject) => t.metadata.name)).toEqual(["data"]);
         expect(c.envFrom).toEqual([{ secretRef: { name: "trove-nats-auth" } }]);
         // The services reach it by the name in NATS_URL.
@@ -167,8 +173,10 @@ if (!builder.ok) {
         const service = named(name, "Service", new URL(url).hostname);
         expect(service.spec.ports.map((p: { port: number }) => p.port)).toContain(Number(new URL(url).port));
       }
-      // Every password the configuration names is a key of that Secret, as every service's is.
-      for (const variable of conf.match(/\$TROVE_NATS_[A-Z]+_PASSWORD/g) ?? []) expect(variable).toMatch(/^\$TROVE_NATS_(GATEWAY|ITEMS|NOTES|SOURCES|DELIVERY|EXPORTS|TROVE)_PASSWORD$/);
+      // The passwords the configuration names are the Secret's keys, and every service's is among them.
+      const variables = conf.match(/\$TROVE_NATS_[A-Z]+_PASSWORD/g) ?? [];
+      for (const variable of variables) expect(variable).toMatch(/^\$TROVE_NATS_(GATEWAY|ITEMS|NOTES|SOURCES|DELIVERY|EXPORTS|TROVE)_PASSWORD$/);
+      if (variables.length > 0) for (const s of services) expect(variables).toContain(`$TROVE_NATS_${s.toUpperCase()}_PASSWORD`);
     });
 
     test("no Secret is committed; pods read only the documented Secrets; every image is pinned to a version", () => {
