@@ -201,6 +201,21 @@ if (skip) {
       await exercise(url, { natsUrl: nats.server.url, feeds, receiver });
     }, 180_000);
 
+    test("a service started again finds its stream, durables and buckets and carries on", async () => {
+      const at = serviceNames.indexOf("items");
+      procs[at]!.kill("SIGTERM");
+      expect(await procs[at]!.exited).toBe(0);
+      const env = processEnv({ databaseUrl: dbUrl, natsUrl: nats.server.url, prefix: "trove", how: "", stop: async () => {} }, Number(new URL(url).port), {
+        NATS_USER: "items",
+        NATS_PASSWORD: passwords.items,
+        TROVE_ADMIN_PORT: "off",
+      });
+      procs[at] = spawnWatched("items#2", "services/items/main.ts", env, output);
+      await waitForHealth(url, "ok", 120_000);
+      const saved = await ok(url, "/api/ingest", { json: { url: "https://again.example.invalid/", html: articleHtml.replaceAll("Parsing Things Well", "Kangaroo Things Well") } });
+      await eventually(async () => ((await ok(url, "/api/items/search?q=kangaroo&mode=lexical")).items as { id: string }[]).some((i) => i.id === saved.id), 60_000);
+    }, 180_000);
+
     test("no connection was refused anything: not in the server's log, not in any process's output", () => {
       expect(refusals(nats.log)).toEqual([]);
       expect(output.filter((l) => /Permissions Violation|NATS refused|Authorization Violation/.test(l))).toEqual([]);
