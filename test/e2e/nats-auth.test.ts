@@ -4,12 +4,15 @@
 // runs under that file, every service its own process signed in as its own user (and `bun run start` as the user
 // `trove`), and saves, reads, searches, links notes, exports, imports, polls a feed and delivers a webhook, while
 // the server's log and every process's output are watched: one refusal anywhere fails the run, so the file is
-// complete for what Trove does.
+// complete for what Trove does. Apart from the file: a credentials file (NATS_CREDS) signs in to a server set up
+// for NATS's decentralized authentication.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { AckPolicy, jetstreamManager } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { nkeys, type NatsConnection } from "@nats-io/nats-core";
 import { connectNats, NatsBus, type NatsAccess } from "@trove/bus";
 import { createLogger } from "@trove/log";
 import {
@@ -59,11 +62,12 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 
 const binary = natsServerBinary();
 const databaseUrl = process.env.DATABASE_URL;
-const skip = !binary ? "no nats-server binary (set TROVE_NATS_SERVER or install nats-server)" : !databaseUrl ? "DATABASE_URL is unset" : undefined;
+const noServer = !binary ? "no nats-server binary (set TROVE_NATS_SERVER or install nats-server)" : undefined;
+const noTrove = noServer ?? (!databaseUrl ? "DATABASE_URL is unset" : undefined);
 
-if (skip) {
-  console.log(`SKIPPED secured-bus suite: ${skip}`);
-  describe.skip(`NATS with deploy/nats/nats.conf (skipped: ${skip})`, () => test("every secured-bus test", () => {}));
+if (noServer) {
+  console.log(`SKIPPED secured-bus suite: ${noServer}`);
+  describe.skip(`NATS with deploy/nats/nats.conf (skipped: ${noServer})`, () => test("who may do what, and credentials files", () => {}));
 } else {
   describe("NATS with deploy/nats/nats.conf: who may do what", () => {
     let nats: { server: NatsServer; log: string[] };
@@ -164,6 +168,39 @@ if (skip) {
     });
   });
 
+  describe("a credentials file (NATS_CREDS) signs in", () => {
+    const dir = mkdtempSync(join(tmpdir(), "trove-nats-creds-"));
+    let server: NatsServer;
+    let creds: ReturnType<typeof decentralizedAuth>;
+    beforeAll(async () => {
+      creds = decentralizedAuth(dir);
+      server = await startNatsServer({ config: creds.serverConfig });
+    });
+    afterAll(async () => {
+      await server?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    test("a bus signed in with a user JWT and its seed carries requests and events; a seed not the JWT's is refused", async () => {
+      const log = createLogger("silent");
+      const bus = await NatsBus.connect({ url: server.url, prefix: "trove", log, access: { credsFile: creds.userCreds } });
+      try {
+        const served = bus.serve("items.getItem", (payload) => ({ asked: payload }));
+        expect(await bus.request("items.getItem", { id: "itm_1" })).toEqual({ asked: { id: "itm_1" } });
+        expect(await bus.publish("items.event.item.created", { itemId: "itm_1" }, { id: "evt_1" })).toEqual({ duplicate: false });
+        await served.stop();
+      } finally {
+        await bus.close();
+      }
+      expect(await refusal(connectNats(server.url, { credsFile: creds.forgedCreds }))).toMatch(/refused the credentials file of NATS_CREDS.*Authorization Violation/);
+    });
+  });
+}
+
+if (noTrove) {
+  console.log(`SKIPPED a whole Trove under deploy/nats/nats.conf: ${noTrove}`);
+  describe.skip(`a whole Trove under deploy/nats/nats.conf (skipped: ${noTrove})`, () => test("every service signed in as its own user, and bun run start as trove", () => {}));
+} else {
   describe("a whole Trove under deploy/nats/nats.conf, each service signed in as its own user", () => {
     let nats: { server: NatsServer; log: string[] };
     let dbUrl = "";
@@ -259,6 +296,7 @@ if (skip) {
       expect(output.filter((l) => /Permissions Violation|NATS refused|Authorization Violation/.test(l))).toEqual([]);
     }, 180_000);
   });
+
 }
 
 /** `bun run <script>` with its output kept (and passed on), so a refusal it logs is seen. */
@@ -392,4 +430,40 @@ async function exercise(url: string, t: { natsUrl: string; feeds: ReturnType<typ
   const source = await ok(url, "/api/sources", { json: { type: "rss", feedUrl, backfillItems: 1 } });
   expect(source.initialRun).toMatchObject({ status: "ok", itemsAdded: 1 });
   expect(((await ok(url, `/api/items?source=feed-${run}.example.invalid`)).items as unknown[]).length).toBe(1);
+}
+
+/**
+ * NATS's decentralized authentication, as `nsc` sets it up: an operator, a system account and an account with
+ * JetStream, signed JWTs (nkeys from nats.js), a server configuration that trusts the operator, and a credentials
+ * file for a user of the account; plus one whose seed is another user's.
+ */
+function decentralizedAuth(dir: string) {
+  const b64u = (b: Uint8Array | string) => Buffer.from(b).toString("base64url");
+  const jwt = (signer: nkeys.KeyPair, sub: string, name: string, nats: Record<string, unknown>) => {
+    const header = b64u(JSON.stringify({ typ: "JWT", alg: "ed25519-nkey" }));
+    const claims: Record<string, unknown> = { iat: Math.floor(Date.now() / 1000), iss: signer.getPublicKey(), name, sub, nats: { ...nats, version: 2 } };
+    claims.jti = new Bun.CryptoHasher("sha256").update(JSON.stringify(claims)).digest("hex").slice(0, 52).toUpperCase();
+    const body = b64u(JSON.stringify(claims));
+    return `${header}.${body}.${b64u(signer.sign(new TextEncoder().encode(`${header}.${body}`)))}`;
+  };
+  const unlimited = { subs: -1, data: -1, payload: -1, imports: -1, exports: -1, wildcards: true, conn: -1, leaf: -1 };
+  const operator = nkeys.createOperator();
+  const system = nkeys.createAccount();
+  const account = nkeys.createAccount();
+  const user = nkeys.createUser();
+  const accountJwt = jwt(operator, account.getPublicKey(), "trove", { type: "account", limits: { ...unlimited, mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1 } });
+  const systemJwt = jwt(operator, system.getPublicKey(), "SYS", { type: "account", limits: unlimited });
+  const serverConfig = join(dir, "server.conf");
+  writeFileSync(
+    serverConfig,
+    `operator: "${jwt(operator, operator.getPublicKey(), "test", { type: "operator" })}"\nsystem_account: ${system.getPublicKey()}\nresolver: MEMORY\n` +
+      `resolver_preload: {\n  ${account.getPublicKey()}: "${accountJwt}"\n  ${system.getPublicKey()}: "${systemJwt}"\n}\njetstream: enabled\n`,
+  );
+  const userJwt = jwt(account, user.getPublicKey(), "items", { type: "user", pub: {}, sub: {}, subs: -1, data: -1, payload: -1 });
+  const credsFile = (name: string, seed: Uint8Array) => {
+    const path = join(dir, name);
+    writeFileSync(path, `-----BEGIN NATS USER JWT-----\n${userJwt}\n------END NATS USER JWT------\n\n-----BEGIN USER NKEY SEED-----\n${new TextDecoder().decode(seed)}\n------END USER NKEY SEED------\n`);
+    return path;
+  };
+  return { serverConfig, userCreds: credsFile("user.creds", user.getSeed()), forgedCreds: credsFile("forged.creds", nkeys.createUser().getSeed()) };
 }
