@@ -2,10 +2,10 @@
 // Object Store (distributed).
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
 import { Objm, setSha256Backend, type ObjectStore } from "@nats-io/obj";
+import { connectNats, type NatsAccess } from "@trove/bus";
 
 // The object store hashes every chunk; its default is a JavaScript SHA-256 (36 MiB/s here, about a sixth of an
 // export's CPU), node:crypto's runs near 1 GiB/s. Process-wide, and the same digest either way.
@@ -165,8 +165,9 @@ export class NatsBlobStore implements BlobStore {
 }
 
 /** The NATS Object Store when a URL is given, else files in `<dataDir>/blobs`. */
-export async function openBlobs(opts: { natsUrl?: string; prefix: string; dataDir: string }): Promise<BlobStore> {
+export async function openBlobs(opts: { natsUrl?: string; prefix: string; dataDir: string; access?: NatsAccess }): Promise<BlobStore> {
   if (!opts.natsUrl) return new FileBlobStore(join(opts.dataDir, "blobs"));
-  const nc = await connect({ servers: opts.natsUrl, name: "trove-blobs" });
+  // The same credentials as the process's bus: the server lets each user at the buckets it needs.
+  const nc = await connectNats(opts.natsUrl, opts.access, { name: "trove-blobs" });
   return new NatsBlobStore(nc, `${opts.prefix}_blobs`);
 }

@@ -1,7 +1,6 @@
 // NATS bus: core request-reply (queue group per subject) for operations, core publish/subscribe (no queue group)
 // for broadcasts, JetStream for events.
 // Works with nats-server 2.9: one filter subject per consumer, no 2.10+ stream features.
-import { connect } from "@nats-io/transport-node";
 import {
   type Msg,
   type MsgHdrs,
@@ -48,6 +47,7 @@ import {
   errorHeader,
 } from "./bus.ts";
 import { consumeBatches, type BatchConsumeOptions, type BatchConsumer, type StreamEvent } from "./batches.ts";
+import { connectNats, type NatsAccess } from "./connect.ts";
 
 /** A subject served by this process. */
 interface Served {
@@ -68,6 +68,8 @@ export interface NatsBusOptions {
   prefix: string;
   log: Logger;
   name?: string;
+  /** Credentials and TLS (NATS_USER/NATS_PASSWORD or NATS_CREDS, NATS_TLS_*); unset: none. */
+  access?: NatsAccess;
 }
 
 export class NatsBus implements Bus, EventStream {
@@ -94,14 +96,14 @@ export class NatsBus implements Bus, EventStream {
   }
 
   static async connect(opts: NatsBusOptions): Promise<NatsBus> {
-    const nc = await connect({
-      servers: opts.url,
+    const nc = await connectNats(opts.url, opts.access, {
       name: opts.name ?? "trove",
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       // An Error per request for async stack traces costs ~4 % of gateway CPU; our errors carry codes instead.
       noAsyncTraces: true,
     });
+    logServerErrors(nc, opts.log);
     const jsm = await jetstreamManager(nc);
     return new NatsBus(nc, jsm, opts);
   }
@@ -432,6 +434,18 @@ export class NatsBus implements Bus, EventStream {
   }
 }
 
+/**
+ * What the server refuses on a live connection (a permissions violation: this user may not publish or subscribe
+ * there) reaches the client only as a status; logged, so an operator sees which subject nats.conf denies.
+ */
+function logServerErrors(nc: NatsConnection, log: Logger): void {
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "error") log.error({ err: s.error }, "NATS refused an operation");
+    }
+  })().catch(() => {});
+}
+
 function readHeaders(h: MsgHdrs | undefined): Headers {
   const out: Headers = {};
   if (!h) return out;
@@ -443,8 +457,8 @@ function readHeaders(h: MsgHdrs | undefined): Headers {
 }
 
 /** Deletes the event stream and buckets of a prefix and of prefixes that extend it (tests clean up after their runs). */
-export async function dropNatsNamespace(url: string, prefix: string): Promise<void> {
-  const nc = await connect({ servers: url });
+export async function dropNatsNamespace(url: string, prefix: string, access?: NatsAccess): Promise<void> {
+  const nc = await connectNats(url, access);
   try {
     const jsm = await jetstreamManager(nc);
     const ours = (name: string) => name.startsWith(`${prefix}`) || name.startsWith(`OBJ_${prefix}`);

@@ -1,5 +1,7 @@
-import { describe, expect, test } from "bun:test";
-import { availableParallelism } from "node:os";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
 import { ConfigError, parseConfig } from "./index.ts";
 
 describe("parseConfig", () => {
@@ -107,5 +109,63 @@ describe("parseConfig", () => {
     expect(c.seedAccounts).toEqual([
       { email: "a@b.test", apiKey: "long-enough-key-123", plan: "personal", linkLimit: 100_000, limitScope: "lifetime" },
     ]);
+  });
+});
+
+describe("NATS credentials and TLS", () => {
+  const dir = mkdtempSync(join(tmpdir(), "trove-config-nats-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const pem = file("ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  const key = file("client.key", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n");
+  const creds = file(
+    "trove.creds",
+    "-----BEGIN NATS USER JWT-----\neyJ0eXAiOiJKV1QifQ.e30.sig\n------END NATS USER JWT------\n\n-----BEGIN USER NKEY SEED-----\nSUAEXAMPLE\n------END USER NKEY SEED------\n",
+  );
+  const notPem = file("notes.txt", "hello");
+  const url = "nats://127.0.0.1:4222";
+
+  test("unset: no credentials and no TLS, as before", () => {
+    expect(parseConfig({ NATS_URL: url }).natsAccess).toEqual({});
+    expect(parseConfig({}).natsAccess).toEqual({});
+  });
+
+  test("a user and password, a credentials file, TLS files", () => {
+    expect(parseConfig({ NATS_URL: url, NATS_USER: "items", NATS_PASSWORD: "s3cret" }).natsAccess).toEqual({ user: "items", password: "s3cret" });
+    expect(parseConfig({ NATS_URL: url, NATS_CREDS: creds }).natsAccess).toEqual({ credsFile: creds });
+    expect(parseConfig({ NATS_URL: "tls://127.0.0.1:4222", NATS_USER: "gateway", NATS_PASSWORD: "s3cret", NATS_TLS_CA: pem, NATS_TLS_CERT: pem, NATS_TLS_KEY: key }).natsAccess).toEqual({
+      user: "gateway",
+      password: "s3cret",
+      tls: { caFile: pem, certFile: pem, keyFile: key },
+    });
+    expect(parseConfig({ NATS_URL: url, NATS_TLS_CA: pem }).natsAccess).toEqual({ tls: { caFile: pem } });
+  });
+
+  test.each([
+    [{ NATS_USER: "items", NATS_PASSWORD: "s3cret" }, /^NATS_USER: is set but NATS_URL is not/],
+    [{ NATS_URL: url, NATS_USER: "items" }, /^NATS_PASSWORD: must be set when NATS_USER is/],
+    [{ NATS_URL: url, NATS_PASSWORD: "s3cret" }, /^NATS_USER: must be set when NATS_PASSWORD is/],
+    [{ NATS_URL: url, NATS_USER: "items.all", NATS_PASSWORD: "s3cret" }, /^NATS_USER: must be 1 to 64 letters/],
+    [{ NATS_URL: url, NATS_CREDS: join(dir, "missing.creds") }, /^NATS_CREDS: cannot read ".*missing\.creds" \(ENOENT\)/],
+    [{ NATS_URL: url, NATS_CREDS: notPem }, /^NATS_CREDS: ".*notes\.txt" is not a NATS credentials file/],
+    [{ NATS_URL: url, NATS_CREDS: creds, NATS_USER: "items", NATS_PASSWORD: "s3cret" }, /^NATS_CREDS: cannot be used with NATS_USER\/NATS_PASSWORD/],
+    [{ NATS_URL: url, NATS_TLS_CA: notPem }, /^NATS_TLS_CA: ".*notes\.txt" is not a PEM file/],
+    [{ NATS_URL: url, NATS_TLS_CERT: pem }, /^NATS_TLS_KEY: must be set together with NATS_TLS_CERT/],
+    [{ NATS_URL: url, NATS_TLS_KEY: key }, /^NATS_TLS_CERT: must be set together/],
+    [{ NATS_URL: url, NATS_TLS_KEY: dir }, /^NATS_TLS_KEY: cannot read/],
+  ])("%j stops start-up with one line naming the variable", (env, pattern) => {
+    let err: unknown;
+    try {
+      parseConfig(env);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(pattern);
+    expect((err as Error).message).not.toContain("\n");
   });
 });

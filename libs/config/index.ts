@@ -1,4 +1,5 @@
 // The operator contract, parsed once per process. A bad value stops start-up with one line naming the variable.
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 
 export type LimitScope = "lifetime" | "billing_cycle";
@@ -19,6 +20,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   natsUrl: string | undefined;
+  /** How this process signs in to NATS (NATS_USER/NATS_PASSWORD or NATS_CREDS) and its TLS (NATS_TLS_*). */
+  natsAccess: NatsAccess;
   busPrefix: string;
   seedAccounts: SeedAccount[];
   allowPrivateNetwork: boolean;
@@ -78,6 +81,16 @@ export interface Config {
   /** TROVE_X_BEARER_TOKEN: accepted and kept for a later X API poller; nothing uses it yet (offline builds). */
   xBearerToken: string | undefined;
   logLevel: string;
+}
+
+/** Every field unset: no credentials, and TLS only when NATS_URL says `tls://`. */
+export interface NatsAccess {
+  user?: string;
+  password?: string;
+  /** Path of a NATS credentials file (user JWT and NKey seed). */
+  credsFile?: string;
+  /** PEM files; set when any NATS_TLS_* is (TLS is then required). */
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
 }
 
 export class ConfigError extends Error {
@@ -200,6 +213,60 @@ function seedAccounts(env: Env): SeedAccount[] {
   });
 }
 
+/** A file start-up must be able to read, checked for what it should contain so a wrong path fails here, not at the first reconnect. */
+function readableFile(env: Env, name: string, looksRight: (text: string) => boolean, what: string): string | undefined {
+  const path = optional(env, name);
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ConfigError(name, `cannot read "${path}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (!looksRight(text)) throw new ConfigError(name, `"${path}" is not ${what}`);
+  return path;
+}
+
+const pem = (text: string) => /-----BEGIN [A-Z0-9 ]+-----/.test(text);
+
+function natsAccess(env: Env, natsUrl: string | undefined): NatsAccess {
+  const user = optional(env, "NATS_USER");
+  const password = optional(env, "NATS_PASSWORD");
+  const credsFile = readableFile(
+    env,
+    "NATS_CREDS",
+    (t) => t.includes("BEGIN NATS USER JWT") && t.includes("BEGIN USER NKEY SEED"),
+    "a NATS credentials file (a user JWT and an NKey seed, as nsc writes them)",
+  );
+  const tls = {
+    caFile: readableFile(env, "NATS_TLS_CA", pem, "a PEM file"),
+    certFile: readableFile(env, "NATS_TLS_CERT", pem, "a PEM file"),
+    keyFile: readableFile(env, "NATS_TLS_KEY", pem, "a PEM file"),
+  };
+  const set = ["NATS_USER", "NATS_PASSWORD", "NATS_CREDS", "NATS_TLS_CA", "NATS_TLS_CERT", "NATS_TLS_KEY"].filter((n) => optional(env, n) !== undefined);
+  if (set.length > 0 && natsUrl === undefined) {
+    throw new ConfigError(set[0]!, "is set but NATS_URL is not (without NATS_URL every service runs in this process and no NATS is used)");
+  }
+  if (user !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(user)) {
+    throw new ConfigError("NATS_USER", `must be 1 to 64 letters, digits, _ or - (it also names the user's reply inbox), got "${user}"`);
+  }
+  if (user !== undefined && password === undefined) throw new ConfigError("NATS_PASSWORD", "must be set when NATS_USER is");
+  if (password !== undefined && user === undefined) throw new ConfigError("NATS_USER", "must be set when NATS_PASSWORD is");
+  if (credsFile !== undefined && user !== undefined) {
+    throw new ConfigError("NATS_CREDS", "cannot be used with NATS_USER/NATS_PASSWORD: set one way to sign in to NATS");
+  }
+  if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
+    throw new ConfigError(tls.certFile === undefined ? "NATS_TLS_CERT" : "NATS_TLS_KEY", "must be set together with NATS_TLS_CERT and NATS_TLS_KEY (a client certificate and its key)");
+  }
+  const access: NatsAccess = {};
+  if (user !== undefined) Object.assign(access, { user, password });
+  if (credsFile !== undefined) access.credsFile = credsFile;
+  if (tls.caFile !== undefined || tls.certFile !== undefined) {
+    access.tls = Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined));
+  }
+  return access;
+}
+
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** Parses the environment; throws ConfigError on the first bad variable. */
@@ -208,12 +275,14 @@ export function parseConfig(env: Env): Config {
   if (!logLevels.includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${logLevels.join(", ")}`);
   const busPrefix = str(env, "TROVE_BUS_PREFIX", "trove");
   if (!/^[A-Za-z0-9_-]+$/.test(busPrefix)) throw new ConfigError("TROVE_BUS_PREFIX", "must be letters, digits, _ or -");
+  const natsUrl = url(env, "NATS_URL", ["nats:", "tls:", "ws:", "wss:"]);
   return {
     port: int(env, "PORT", 8080, 0, 65535),
     host: str(env, "HOST", "127.0.0.1"),
     dataDir: str(env, "TROVE_DATA_DIR", "./data"),
     databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
-    natsUrl: url(env, "NATS_URL", ["nats:", "tls:", "ws:", "wss:"]),
+    natsUrl,
+    natsAccess: natsAccess(env, natsUrl),
     busPrefix,
     seedAccounts: seedAccounts(env),
     allowPrivateNetwork: flag(env, "TROVE_ALLOW_PRIVATE_NETWORK"),

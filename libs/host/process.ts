@@ -38,8 +38,9 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
   const deployment = modules.length > 1 && !config.natsUrl ? "embedded" : "distributed";
   const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   const bus =
-    opts.bus ?? (await openBus({ natsUrl: config.natsUrl, prefix: config.busPrefix, log, name: modules.map((m) => m.name).join(",") }));
-  const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir });
+    opts.bus ??
+    (await openBus({ natsUrl: config.natsUrl, prefix: config.busPrefix, log, name: modules.map((m) => m.name).join(","), access: config.natsAccess }));
+  const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir, access: config.natsAccess });
   // Threads start on first use, so a process whose services never run a task starts none.
   const workers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: config.extractWorkers, log });
   // PGlite's data-directory lock makes this the database's only process.

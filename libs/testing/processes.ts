@@ -137,7 +137,17 @@ export interface NatsServer {
  * A NATS server with JetStream of this test's own, on 127.0.0.1 and a free port, storing in `storeDir` (a fresh
  * temporary directory by default). Resolves once the server says it is ready (JetStream's store recovered).
  */
-export async function startNatsServer(opts: { storeDir?: string } = {}): Promise<NatsServer> {
+export async function startNatsServer(
+  opts: {
+    storeDir?: string;
+    /** A configuration file (`-c`); the port, address and store still come from the flags. */
+    config?: string;
+    /** The server's environment (a configuration's `$VARIABLES`, such as passwords). */
+    env?: Record<string, string>;
+    /** Every line the server logs (a test watching for refusals). */
+    onLine?: (line: string) => void;
+  } = {},
+): Promise<NatsServer> {
   const binary = natsServerBinary();
   if (!binary) throw new Error("no nats-server binary: set TROVE_NATS_SERVER or put nats-server on PATH");
   const storeDir = opts.storeDir ?? mkdtempSync(join(tmpdir(), "trove-nats-"));
@@ -148,7 +158,9 @@ export async function startNatsServer(opts: { storeDir?: string } = {}): Promise
     return proc;
   };
   const launch = async () => {
-    const p = Bun.spawn([binary, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], {
+    const config = opts.config ? ["-c", opts.config] : [];
+    const p = Bun.spawn([binary, ...config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], {
+      ...(opts.env ? { env: opts.env } : {}),
       stdin: "ignore",
       stdout: "ignore",
       stderr: "pipe",
@@ -164,6 +176,7 @@ export async function startNatsServer(opts: { storeDir?: string } = {}): Promise
           const lines = pending.split("\n");
           pending = lines.pop()!;
           for (const line of lines) {
+            opts.onLine?.(line);
             tail.push(line);
             if (tail.length > 20) tail.shift();
             if (line.includes("Server is ready")) resolve();
