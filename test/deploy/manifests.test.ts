@@ -161,7 +161,7 @@ if (!builder.ok) {
         // The store is on the volume: where the file puts it, or where -sd does when the file names none (nats-server
         // refuses both at once).
         const dataMount = c.volumeMounts.find((m: { name: string }) => m.name === "data");
-        const fileStore = /store_dir\s*[:=]?\s*"?([^\s"}]+)/.exec(conf)?.[1];
+        const fileStore = /store_dir\s*[:=]?\s*"?([^\s"}]+)/.exec(conf.replace(/#.*$/gm, ""))?.[1];
         if (fileStore) {
           expect(c.args).not.toContain("-sd");
           expect(dataMount.mountPath).toBe(fileStore);
