@@ -1,14 +1,15 @@
 // The distributed topology for end-to-end tests: every service its own process over real NATS and PostgreSQL.
 // Backing services come from DATABASE_URL/NATS_URL, else from Docker through testcontainers, else the suite is skipped.
-import { createServer } from "node:net";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { dropNatsNamespace } from "@trove/bus";
+import { freePort } from "@trove/cluster";
 import { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
 import { testStackDefaults } from "./stack.ts";
 import { seedAccounts } from "./trove.ts";
 
 export const repoRoot = join(import.meta.dir, "..", "..");
+export { freePort };
 export const serviceNames = ["items", "notes", "sources", "delivery", "exports", "gateway"] as const;
 
 export interface Backing {
@@ -52,17 +53,6 @@ export async function backingServices(): Promise<Backing | { skip: string }> {
   } catch (err) {
     return { skip: `neither DATABASE_URL/NATS_URL nor a Docker engine is available (${(err as Error).message.split("\n")[0]})` };
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export function processEnv(backing: Backing, port: number, extra: Record<string, string> = {}): Record<string, string> {

@@ -63,6 +63,17 @@ describe("pglite data directory lock", () => {
     expect(await Bun.file(join(dir, "trove.lock")).exists()).toBe(false);
     rmSync(dir, { recursive: true, force: true });
   });
+
+  test("a lock left by an earlier run with this process's pid (a restarted container) is taken over; a second open here is refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "trove-lock-"));
+    writeFileSync(join(dir, "trove.lock"), String(process.pid));
+    const database = await openDatabase({ dataDir: dir });
+    const again = await openDatabase({ dataDir: dir }).catch((e: unknown) => e);
+    expect((again as Error).message).toContain("already open in this process");
+    await database.close();
+    expect(await Bun.file(join(dir, "trove.lock")).exists()).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
+  });
 });
 
 if (process.env.DATABASE_URL) {

@@ -41,7 +41,8 @@ export async function seedLibrary(trove: TestTrove, key?: string, host = "librar
   return { ids, collectionId };
 }
 
-export async function waitForJob(trove: TestTrove, kind: "exports" | "imports", id: string, key?: string, ms = 30_000): Promise<any> {
+/** A job's end; the deadline is a failure's, far past any run's length on a busy machine. */
+export async function waitForJob(trove: TestTrove, kind: "exports" | "imports", id: string, key?: string, ms = 240_000): Promise<any> {
   let job: any;
   await eventually(async () => {
     const res = await trove.api(`/api/${kind}/${id}`, { key });

@@ -11,9 +11,11 @@ import { feedServer, rss2, type FixtureEntry } from "./feeds.ts";
 
 /**
  * Each test's budget (not a measurement): its work is a few linear passes over a few MB in a worker, where reading
- * the same input on the event loop held it for at least half a minute (the 1 MB page) and for minutes (the rest).
+ * the same input on the event loop held it for minutes; on a machine busy with other work the passes alone have
+ * taken over 20 s. The 1 MB page, whose stall was about half a minute, keeps a budget below that.
  */
-const budgetMs = 20_000;
+const budgetMs = 90_000;
+const pageBudgetMs = 20_000;
 
 let trove: TestTrove;
 let port: number;
@@ -258,6 +260,6 @@ describe("hostile feeds and pages", () => {
       expect(created.body.source.target).toBe(feedUrl);
       expect(created.body.initialRun).toMatchObject({ status: "ok", entriesSeen: 1 });
     },
-    budgetMs,
+    pageBudgetMs,
   );
 });

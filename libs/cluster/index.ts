@@ -1,0 +1,3 @@
+export * from "./launch.ts";
+export * from "./nats-server.ts";
+export * from "./proxy.ts";
