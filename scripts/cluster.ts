@@ -3,7 +3,7 @@
 // times, the gateways behind a round-robin proxy on P (default PORT or 8080), admin ports from A (default 9464) up.
 // Needs DATABASE_URL (PostgreSQL) and nats-server (TROVE_NATS_SERVER, PATH or /usr/sbin). Ctrl-C stops it all.
 import { parseArgs } from "node:util";
-import { findNatsServer, launchCluster } from "@trove/cluster";
+import { launchCluster, natsServerBinary } from "@trove/cluster";
 
 const { values } = parseArgs({
   options: { replicas: { type: "string", default: "2" }, port: { type: "string" }, "admin-port-base": { type: "string", default: "9464" } },
@@ -20,7 +20,7 @@ const replicas = whole("replicas", values.replicas, 1, 16);
 const port = whole("port", values.port ?? process.env.PORT ?? "8080", 1, 65535);
 const adminPortBase = whole("admin-port-base", values["admin-port-base"], 1, 65535 - 6 * replicas);
 const databaseUrl = process.env.DATABASE_URL ?? fail("set DATABASE_URL to a PostgreSQL database (with pgvector and pg_trgm available)");
-if (!findNatsServer()) fail("nats-server is not installed: install it, or set TROVE_NATS_SERVER to its path");
+if (!natsServerBinary()) fail("nats-server is not installed: install it, or set TROVE_NATS_SERVER to its path");
 
 // Everything of this shell passes on (TROVE_SEED_ACCOUNTS, LOG_LEVEL...), except what the cluster sets per process.
 const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !/^(NATS_|PORT$|HOST$)/.test(e[0])));

@@ -3,11 +3,11 @@
 // proxy, each process with its own admin port (/healthz, /readyz, /metrics). For development (`bun run cluster`)
 // and the tests that need every service twice.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { repoRoot, startNatsServer, type NatsServer } from "./nats-server.ts";
+import { natsConfigPath, natsUsers, passwordVariable, repoRoot, startNatsServer, type NatsServer, type NatsUser } from "./nats-server.ts";
+import { freePort } from "./ports.ts";
 import { startRoundRobin, type RoundRobin } from "./proxy.ts";
 
 /** In start order: a service's first replica runs its migrations before the gateway says the whole is healthy. */
@@ -45,6 +45,8 @@ export interface Cluster {
   /** The round-robin proxy in front of every gateway. */
   url: string;
   nats: NatsServer;
+  /** Each NATS user's password for this run (deploy/nats/nats.conf reads them from the server's environment). */
+  natsPasswords: Record<NatsUser, string>;
   processes: Map<string, ClusterProcess>;
   /** Sends `signal` (SIGKILL by default) to one process and resolves its exit code. */
   kill(name: string, signal?: NodeJS.Signals | number): Promise<number>;
@@ -57,7 +59,13 @@ export async function launchCluster(opts: ClusterOptions): Promise<Cluster> {
   const replicas = opts.replicas ?? 2;
   if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`replicas must be a whole number of at least 1, got ${replicas}`);
   const ownDir = opts.dataDir ? undefined : mkdtempSync(join(tmpdir(), "trove-cluster-"));
-  const nats = await startNatsServer({ port: await freePort(), storeDir: join(opts.dataDir ?? ownDir!, "nats"), quiet: opts.output === "ignore" });
+  const natsPasswords = Object.fromEntries(natsUsers.map((u) => [u, crypto.randomUUID().replaceAll("-", "")])) as Record<NatsUser, string>;
+  const nats = await startNatsServer({
+    config: natsConfigPath,
+    storeDir: join(opts.dataDir ?? ownDir!, "nats"),
+    env: { PATH: process.env.PATH ?? "", ...Object.fromEntries(natsUsers.map((u) => [passwordVariable(u), natsPasswords[u]])) },
+    onLine: opts.output === "ignore" ? undefined : (line) => console.error(`nats: ${line}`),
+  });
   const processes = new Map<string, ClusterProcess>();
   const envs = new Map<string, Record<string, string>>();
   let adminIndex = 0;
@@ -71,7 +79,7 @@ export async function launchCluster(opts: ClusterOptions): Promise<Cluster> {
       DATABASE_URL: opts.databaseUrl,
       NATS_URL: nats.url,
       NATS_USER: service,
-      NATS_PASSWORD: nats.passwords[service],
+      NATS_PASSWORD: natsPasswords[service],
       TROVE_BUS_PREFIX: "trove",
       TROVE_ADMIN_HOST: "127.0.0.1",
       TROVE_ADMIN_PORT: String(adminPort),
@@ -93,6 +101,7 @@ export async function launchCluster(opts: ClusterOptions): Promise<Cluster> {
   const cluster: Cluster = {
     url: proxy.url,
     nats,
+    natsPasswords,
     processes,
     kill: async (name, signal = "SIGKILL") => {
       const p = processes.get(name);
@@ -167,15 +176,4 @@ async function waitForHealth(url: string, ms = 120_000): Promise<void> {
     await Bun.sleep(100);
   }
   throw new Error(`health was not ok within ${ms} ms; last: ${last}`);
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }

@@ -1,71 +1,134 @@
-// nats-server with Trove's deploy configuration (deploy/nats/nats.conf), as the manifests run it: one user per
-// service, each with its password from the server's environment. Here the passwords are made fresh per run.
-import { existsSync } from "node:fs";
-import { connect } from "node:net";
+// nats-server for the local cluster and the tests: its own port on 127.0.0.1 and its own store, optionally with
+// Trove's deploy configuration (deploy/nats/nats.conf: one user per service, passwords from the environment).
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { freePort } from "./ports.ts";
+
+type Signal = NodeJS.Signals | number;
 
 export const repoRoot = join(import.meta.dir, "..", "..");
 export const natsConfigPath = join(repoRoot, "deploy", "nats", "nats.conf");
 /** The NATS users of deploy/nats/nats.conf: one per service, and `trove` for a process that runs them all. */
 export const natsUsers = ["gateway", "items", "notes", "sources", "delivery", "exports", "trove"] as const;
 export type NatsUser = (typeof natsUsers)[number];
-
-export interface NatsServer {
-  url: string;
-  /** Each user's password for this run. */
-  passwords: Record<NatsUser, string>;
-  stop(): Promise<void>;
-}
-
-/** The nats-server binary: TROVE_NATS_SERVER, else one on PATH, else Debian's; undefined when none is installed. */
-export function findNatsServer(): string | undefined {
-  const candidates = [process.env.TROVE_NATS_SERVER, Bun.which("nats-server") ?? undefined, "/usr/sbin/nats-server"];
-  return candidates.find((c): c is string => !!c && existsSync(c));
-}
-
 /** The environment variable nats.conf reads a user's password from. */
 export const passwordVariable = (user: NatsUser) => `TROVE_NATS_${user.toUpperCase()}_PASSWORD`;
 
-export async function startNatsServer(opts: { port: number; storeDir: string; binary?: string; config?: string; quiet?: boolean }): Promise<NatsServer> {
-  const binary = opts.binary ?? findNatsServer();
-  if (!binary) throw new Error("nats-server is not installed (set TROVE_NATS_SERVER to its path)");
-  const passwords = Object.fromEntries(natsUsers.map((u) => [u, crypto.randomUUID().replaceAll("-", "")])) as Record<NatsUser, string>;
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "" };
-  for (const u of natsUsers) env[passwordVariable(u)] = passwords[u];
-  // The flags override the file's address, port and store directory.
-  const args = [binary, "-c", opts.config ?? natsConfigPath, "-a", "127.0.0.1", "-p", String(opts.port), "-sd", opts.storeDir];
-  const proc: Subprocess = Bun.spawn(args, { env, stdout: opts.quiet ? "ignore" : "inherit", stderr: opts.quiet ? "ignore" : "inherit" });
-  await waitForPort(opts.port, proc);
+/** Fails as soon as the process exits, so a start that crashes is not waited on for the whole deadline. */
+export async function untilExit<T>(proc: Subprocess, what: string, ready: Promise<T>): Promise<T> {
+  const exited = proc.exited.then((code) => {
+    throw new Error(`${what} exited with ${code} before it was ready`);
+  });
+  return Promise.race([ready, exited]);
+}
+
+/** The nats-server binary: TROVE_NATS_SERVER, else `nats-server` on PATH, else Debian's; undefined when none. */
+export function natsServerBinary(): string | undefined {
+  const named = process.env.TROVE_NATS_SERVER;
+  if (named) return named;
+  return Bun.which("nats-server") ?? (existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : undefined);
+}
+
+export interface NatsServer {
+  /** Same on every restart. */
+  url: string;
+  /** JetStream's store: kept across restarts, so streams and durable consumers come back. */
+  storeDir: string;
+  readonly proc: Subprocess;
+  /** Sends `signal` (SIGKILL by default) and waits for the server to exit; resolves its exit code. */
+  kill(signal?: Signal): Promise<number>;
+  /** Starts the server again on the same port and store (a running one is stopped with SIGTERM first). */
+  restart(): Promise<void>;
+  /** Stops the server and removes its store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A NATS server with JetStream of this test's own, on 127.0.0.1 and a free port, storing in `storeDir` (a fresh
+ * temporary directory by default). Resolves once the server says it is ready (JetStream's store recovered).
+ */
+export async function startNatsServer(
+  opts: {
+    storeDir?: string;
+    /** A configuration file (`-c`); the port, address and store still come from the flags. */
+    config?: string;
+    /** The server's environment (a configuration's `$VARIABLES`, such as passwords). */
+    env?: Record<string, string>;
+    /** Every line the server logs (a test watching for refusals). */
+    onLine?: (line: string) => void;
+  } = {},
+): Promise<NatsServer> {
+  const binary = natsServerBinary();
+  if (!binary) throw new Error("no nats-server binary: set TROVE_NATS_SERVER or put nats-server on PATH");
+  const storeDir = opts.storeDir ?? mkdtempSync(join(tmpdir(), "trove-nats-"));
+  const port = await freePort();
+  let proc: Subprocess<"ignore", "ignore", "pipe"> | undefined;
+  const running = () => {
+    if (!proc) throw new Error("the NATS server was stopped");
+    return proc;
+  };
+  const launch = async () => {
+    const config = opts.config ? ["-c", opts.config] : [];
+    const p = Bun.spawn([binary, ...config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], {
+      ...(opts.env ? { env: opts.env } : {}),
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    proc = p;
+    // The server logs to stderr; it is read to the end (so it never blocks on a full pipe) and its tail kept for errors.
+    const tail: string[] = [];
+    const ready = new Promise<void>((resolve) => {
+      void (async () => {
+        let pending = "";
+        for await (const chunk of p.stderr.pipeThrough(new TextDecoderStream())) {
+          pending += chunk;
+          const lines = pending.split("\n");
+          pending = lines.pop()!;
+          for (const line of lines) {
+            opts.onLine?.(line);
+            tail.push(line);
+            if (tail.length > 20) tail.shift();
+            if (line.includes("Server is ready")) resolve();
+          }
+        }
+      })();
+    });
+    await untilExit(p, "nats-server", ready).catch((err: Error) => {
+      throw new Error(`${err.message}:\n${tail.join("\n")}`);
+    });
+  };
+  const kill = async (signal: Signal = "SIGKILL") => {
+    const p = running();
+    p.kill(signal);
+    return p.exited;
+  };
+  const stop = async () => {
+    if (proc && proc.exitCode === null && proc.signalCode === null) await kill("SIGTERM");
+    proc = undefined;
+    if (!opts.storeDir) rmSync(storeDir, { recursive: true, force: true });
+  };
+  try {
+    await launch();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   return {
-    url: `nats://127.0.0.1:${opts.port}`,
-    passwords,
-    stop: async () => {
-      proc.kill("SIGTERM");
-      await proc.exited;
+    url: `nats://127.0.0.1:${port}`,
+    storeDir,
+    get proc() {
+      return running();
     },
+    kill,
+    restart: async () => {
+      const p = running();
+      if (p.exitCode === null && p.signalCode === null) await kill("SIGTERM");
+      await launch();
+    },
+    stop,
   };
 }
 
-/** Resolves once something accepts connections on the port; rejects when the process exits first. */
-async function waitForPort(port: number, proc: Subprocess, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (proc.exitCode !== null) throw new Error(`nats-server exited with code ${proc.exitCode} (is its configuration valid?)`);
-    if (await accepts(port)) return;
-    await Bun.sleep(50);
-  }
-  proc.kill();
-  throw new Error(`nats-server did not listen on port ${port} within ${ms} ms`);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}

@@ -4,11 +4,11 @@
 // gateway, the limits' headers, and the processes' own /metrics (summed over the replicas, so "once" means once
 // in the whole topology, whichever replica did it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { findNatsServer, launchCluster, type Cluster } from "@trove/cluster";
+import { launchCluster, natsServerBinary, type Cluster } from "@trove/cluster";
 import { aliceKey, articleHtml, createScratchDatabase, dropScratchDatabase, eventually, seedAccounts, startWebhookReceiver, testStackDefaults } from "@trove/testing";
 import { feedServer, rss2 } from "../../services/sources/test/feeds.ts";
 
-const skip = !process.env.DATABASE_URL ? "DATABASE_URL is not set" : !findNatsServer() ? "nats-server is not installed" : undefined;
+const skip = !process.env.DATABASE_URL ? "DATABASE_URL is not set" : !natsServerBinary() ? "nats-server is not installed" : undefined;
 
 const call = async (url: string, path: string, init: { key?: string | null; json?: unknown; method?: string } = {}) => {
   const { key = aliceKey, json } = init;
