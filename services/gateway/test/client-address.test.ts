@@ -32,7 +32,7 @@ async function signIn(trove: TestTrove, headers: Record<string, string>, key = a
 
 describe("with no trusted proxy (the default)", () => {
   test("a client's X-Forwarded-For or Forwarded is ignored: it neither names the session's address nor buys a fresh budget", async () => {
-    const spoofs = [{ "x-forwarded-for": "203.0.113.1" }, { forwarded: "for=203.0.113.2" }, { "x-forwarded-for": "203.0.113.3, 10.0.0.1" }];
+    const spoofs: Record<string, string>[] = [{ "x-forwarded-for": "203.0.113.1" }, { forwarded: "for=203.0.113.2" }, { "x-forwarded-for": "203.0.113.3, 10.0.0.1" }];
     for (const [i, spoof] of spoofs.entries()) {
       const answer = await signIn(direct, spoof);
       expect(answer).toEqual({ status: 200, address: "127.0.0.1", left: signInLimit - 1 - i });
