@@ -95,6 +95,9 @@ export class RateLimiter {
         keyPrefix: name,
         points: limit,
         duration: window,
+        // A key past its budget is refused from this process's memory until its window ends: a client hammering
+        // the gateway costs the database at most one statement more per window and replica, not one per request.
+        inMemoryBlockOnConsumed: limit + 1,
         // Only the per-request limiter sweeps the expired rows of the one table (every five minutes, rows past their
         // window by an hour): the others would repeat the same delete.
         clearExpiredByTimeout: name === "default",
