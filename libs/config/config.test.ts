@@ -110,6 +110,20 @@ describe("parseConfig", () => {
       { email: "a@b.test", apiKey: "long-enough-key-123", plan: "personal", linkLimit: 100_000, limitScope: "lifetime" },
     ]);
   });
+
+  test("TROVE_TRUSTED_PROXIES: none by default; addresses and CIDRs of either family; anything else stops start-up", () => {
+    expect(parseConfig({}).trustedProxies).toEqual([]);
+    expect(parseConfig({ TROVE_TRUSTED_PROXIES: "10.0.0.0/8, 192.0.2.7,2001:db8::/32 , ::1" }).trustedProxies).toEqual([
+      "10.0.0.0/8",
+      "192.0.2.7",
+      "2001:db8::/32",
+      "::1",
+    ]);
+    for (const bad of ["10.0.0.0/33", "10.0.0.0/0", "2001:db8::/129", "ingress", "10.0.0", "10.0.0.0/8,", "0x7f000001", "10.0.0.0/abc", "fe80::1%eth0"]) {
+      expect(() => parseConfig({ TROVE_TRUSTED_PROXIES: bad })).toThrow(ConfigError);
+      expect(() => parseConfig({ TROVE_TRUSTED_PROXIES: bad })).toThrow(/TROVE_TRUSTED_PROXIES/);
+    }
+  });
 });
 
 describe("NATS credentials and TLS", () => {

@@ -1,6 +1,7 @@
 // The operator contract, parsed once per process. A bad value stops start-up with one line naming the variable.
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import ipaddr from "ipaddr.js";
 
 export type LimitScope = "lifetime" | "billing_cycle";
 
@@ -81,6 +82,8 @@ export interface Config {
   /** TROVE_X_BEARER_TOKEN: accepted and kept for a later X API poller; nothing uses it yet (offline builds). */
   xBearerToken: string | undefined;
   logLevel: string;
+  /** Peers whose X-Forwarded-For (or Forwarded) is believed (TROVE_TRUSTED_PROXIES): addresses and CIDRs; none by default. */
+  trustedProxies: string[];
 }
 
 /** Every field unset: no credentials, and TLS only when NATS_URL says `tls://`. */
@@ -267,6 +270,27 @@ function natsAccess(env: Env, natsUrl: string | undefined): NatsAccess {
   return access;
 }
 
+/** Comma-separated IPv4/IPv6 addresses and CIDRs (`10.0.0.0/8`, `2001:db8::/32`, `192.0.2.7`). */
+function addresses(env: Env, name: string): string[] {
+  const raw = optional(env, name);
+  if (raw === undefined) return [];
+  return raw.split(",").map((part) => {
+    const entry = part.trim();
+    const slash = entry.indexOf("/");
+    const address = slash === -1 ? entry : entry.slice(0, slash);
+    const bits = slash === -1 ? null : entry.slice(slash + 1);
+    const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+    if (!v4 && !(ipaddr.IPv6.isValid(address) && !address.includes("%"))) {
+      throw new ConfigError(name, `must be a comma-separated list of IP addresses and CIDRs, got "${entry}"`);
+    }
+    const max = v4 ? 32 : 128;
+    if (bits !== null && !(/^\d{1,3}$/.test(bits) && Number(bits) >= 1 && Number(bits) <= max)) {
+      throw new ConfigError(name, `"${entry}": the prefix length must be 1 to ${max}`);
+    }
+    return entry;
+  });
+}
+
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /** Parses the environment; throws ConfigError on the first bad variable. */
@@ -319,6 +343,7 @@ export function parseConfig(env: Env): Config {
     xRssUrlTemplate: xTemplate(env),
     xBearerToken: optional(env, "TROVE_X_BEARER_TOKEN"),
     logLevel,
+    trustedProxies: addresses(env, "TROVE_TRUSTED_PROXIES"),
   };
 }
 

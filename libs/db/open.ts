@@ -17,6 +17,8 @@ export interface Database {
   kind: "postgres" | "pglite";
   healthy(): Promise<boolean>;
   close(): Promise<void>;
+  /** PostgreSQL only: the `pg` pool under `db`, for a library that takes one (the gateway's shared rate limits). */
+  pool?: pg.Pool;
   /** PGlite only: the data directory as a gzipped tarball (tests start from one). */
   dump?: () => Promise<Blob>;
 }
@@ -52,6 +54,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   return {
     db,
     kind: "postgres",
+    pool,
     healthy: () => ping(db),
     close: () => db.destroy(),
   };

@@ -29,7 +29,8 @@ import { openApiDocument, ownCopy, specPath } from "./openapi.ts";
 import type { KeyCheck } from "./accounts.service.ts";
 import { cookieValue, csrfHeader, sessionCookie, type SessionCheck } from "./sessions.service.ts";
 import { isScoped, permits } from "./permissions.ts";
-import { RateLimiter } from "./ratelimit.ts";
+import { clientAddressResolver } from "./client-address.ts";
+import { RateLimiter, credentialRateKey, type RateDecision } from "./ratelimit.ts";
 import { checkText } from "./text-guard.ts";
 import { mcpHandler, mcpPath } from "./mcp.ts";
 import { webRoutes } from "./web.ts";
@@ -38,7 +39,10 @@ import { supportedVersions, versionHeaders } from "./versioning.ts";
 
 /** Resolves a bearer key (sent from address `from`) to its caller, null for an unknown or revoked key, or refuses. */
 export interface Authenticator {
-  authenticate(key: string, from: string): Promise<KeyCheck>;
+  /** `fresh`: the database decides, not a cache. */
+  authenticate(key: string, from: string, opts?: { fresh?: boolean }): Promise<KeyCheck>;
+  /** Forgets a key another replica revoked (its count carried the revocation mark). */
+  forget?(keyId: string): void;
 }
 
 /** Resolves a session cookie to its caller and CSRF token, null for an unknown, ended or expired session. */
@@ -57,6 +61,8 @@ export interface GatewayDeps {
   local: HandlerTable<"gateway">;
   /** The store services leave large replies in (the runtime's: shared in either deployment). */
   blobs?: BlobStore;
+  /** Requests per credential or address (shared by the replicas on PostgreSQL); a memory one by default. */
+  limiter?: RateLimiter;
 }
 
 interface RequestState {
@@ -87,7 +93,8 @@ const requestIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export function createGatewayApp(deps: GatewayDeps) {
   const { config, bus, accounts, log } = deps;
-  const limiter = new RateLimiter(config.rateLimit);
+  const limiter = deps.limiter ?? new RateLimiter(config.rateLimit);
+  const clientAddress = clientAddressResolver(config.trustedProxies);
   const states = new WeakMap<Request, RequestState>();
   // Requests the MCP tools make through this app for an /mcp call (mcp.ts): that call was rate limited already.
   const internal = new WeakSet<Request>();
@@ -121,7 +128,8 @@ export function createGatewayApp(deps: GatewayDeps) {
           supported: supportedVersions,
         });
       }
-      const address = server?.requestIP(request)?.address ?? "unknown";
+      const peer = server?.requestIP(request)?.address;
+      const address = peer === undefined ? "unknown" : clientAddress(peer, request.headers);
       state.address = address;
       const path = new URL(request.url).pathname;
       // Signing in and out set the cookie: only the app's own pages may ask, and sign-in only as JSON (a form on
@@ -134,15 +142,21 @@ export function createGatewayApp(deps: GatewayDeps) {
       }
       // The header and the key are never logged, nor put in an error: only the key's account is (the access line).
       const auth = request.headers.get("authorization");
-      if (auth !== null) {
-        const key = /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
-        const check: KeyCheck = key ? await accounts.authenticate(key, address) : { caller: null };
+      const key = auth === null ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
+      // True when this process's key cache vouched for the caller, not the database.
+      let cached = false;
+      const bearer = async (fresh: boolean) => {
+        const check: KeyCheck = key ? await accounts.authenticate(key, address, { fresh }) : { caller: null };
         if ("refused" in check) {
           Object.assign(set.headers, check.refused.headers, { "RateLimit-Policy": `${limiter.policy}, ${check.refused.headers["RateLimit-Policy"]}` });
           throw new AppError("rate_limited", `too many unknown API keys from this address; retry after ${check.refused.headers["Retry-After"]} s`);
         }
         state.caller = check.caller;
         state.badKey = state.caller === null;
+        cached = check.cached === true;
+      };
+      if (auth !== null) {
+        await bearer(false);
       } else if (deps.sessions && path.startsWith("/api/")) {
         // No bearer key: the browser's session cookie, if any, stands for the account's personal key (on the API:
         // the app's shell and assets need no credential, so their requests cost no session lookup). It is taken
@@ -161,8 +175,15 @@ export function createGatewayApp(deps: GatewayDeps) {
         }
       }
       if (!internal.has(request)) {
-        const rateKey = state.caller ? `key:${state.caller.keyId}` : `ip:${address}`;
-        const decision = await limiter.take(rateKey);
+        const rateKey = () => (state.caller ? credentialRateKey(state.caller.keyId) : `ip:${address}`);
+        let decision: RateDecision = await limiter.take(rateKey());
+        // The cache vouched for the key, but the key's shared count says another replica revoked it, or that count
+        // could not be read (so neither could a mark): the database decides, whatever this replica heard on the bus.
+        if (cached && (decision.revoked || decision.local)) {
+          if (decision.revoked) accounts.forget?.(state.caller!.keyId);
+          await bearer(true);
+          if (decision.revoked || !state.caller) decision = await limiter.take(rateKey());
+        }
         Object.assign(set.headers, decision.headers);
         if (!decision.allowed) {
           throw new AppError("rate_limited", `more than ${config.rateLimit} requests in 60 s; retry after ${decision.headers["Retry-After"]} s`);

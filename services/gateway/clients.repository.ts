@@ -52,17 +52,31 @@ export class ClientsRepository {
     return rows as ClientRow[];
   }
 
-  /** Revokes the account's live client key with this id; false when there is none (unknown, personal, revoked). */
-  async revoke(accountId: string, id: string, now: number): Promise<boolean> {
-    const row = await this.db
-      .updateTable("gateway.api_keys")
-      .set({ revoked_at: now })
-      .where("account_id", "=", accountId)
-      .where("id", "=", id)
-      .where("kind", "=", "client")
-      .where("revoked_at", "is", null)
-      .returning("id")
-      .executeTakeFirst();
-    return row !== undefined;
+  /**
+   * Revokes the account's live client key with this id; false when there is none (unknown, personal, revoked). With
+   * `mark`, its shared request count is marked revoked in the same transaction (see RateLimiter.revocationMark), so
+   * no replica can see the one without the other.
+   */
+  async revoke(accountId: string, id: string, now: number, mark?: { key: string; points: number; expire: number }): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable("gateway.api_keys")
+        .set({ revoked_at: now })
+        .where("account_id", "=", accountId)
+        .where("id", "=", id)
+        .where("kind", "=", "client")
+        .where("revoked_at", "is", null)
+        .returning("id")
+        .executeTakeFirst();
+      if (row === undefined) return false;
+      if (mark) {
+        await trx
+          .insertInto("gateway.rate_limits")
+          .values(mark)
+          .onConflict((oc) => oc.column("key").doUpdateSet({ points: mark.points, expire: mark.expire }))
+          .execute();
+      }
+      return true;
+    });
   }
 }

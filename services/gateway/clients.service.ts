@@ -63,12 +63,13 @@ export class ClientsService {
 
   /** Revokes the key in the database, then on every gateway; another account's or a personal key's id is 404. */
   async revoke(caller: Caller, id: string): Promise<{ ok: true; id: string }> {
-    if (!(await this.repo.revoke(caller.accountId, id, nowSeconds()))) throw notFound("connected client");
+    if (!(await this.repo.revoke(caller.accountId, id, nowSeconds(), this.accounts.revocationMark(id)))) throw notFound("connected client");
     try {
       await this.accounts.revoked(this.bus, id);
     } catch (err) {
-      // The key is revoked (the database says so) and gone from this gateway; others drop it with their cache.
-      this.log.warn({ err, keyId: id }, "could not broadcast a key revocation; other gateways forget it within the cache's lifetime");
+      // The key is revoked (the database says so) and gone from this gateway; other replicas find the mark on its
+      // shared count at their next request with it (one process: there is no other).
+      this.log.warn({ err, keyId: id }, "could not broadcast a key revocation; other gateways refuse it by its revocation mark");
     }
     return { ok: true, id };
   }

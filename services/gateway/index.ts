@@ -9,6 +9,7 @@ import { createGatewayApp } from "./app.ts";
 import { ClientsRepository } from "./clients.repository.ts";
 import { ClientsService } from "./clients.service.ts";
 import { checkHealth } from "./health.ts";
+import { RateLimiter, RateStore } from "./ratelimit.ts";
 import { SessionsRepository } from "./sessions.repository.ts";
 import { SessionsService } from "./sessions.service.ts";
 
@@ -21,7 +22,10 @@ export interface GatewayOptions {
 /** Starts one gateway on a runtime; the service module below, and tests that run a second replica, use it. */
 export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Promise<RunningService & { url: string; accounts: AccountsService }> {
   const accountsRepo = opts.accountsRepository ?? new AccountsRepository(rt.database.db);
-  const accounts = new AccountsService(accountsRepo, rt.log, opts.accounts);
+  // On PostgreSQL every replica counts in the same budgets; on PGlite (one process) in memory.
+  const rateStore = RateStore.for(rt.database, rt.log);
+  const requests = new RateLimiter(rt.config.rateLimit, "default", undefined, rateStore);
+  const accounts = new AccountsService(accountsRepo, rt.log, { rateStore, requests, ...opts.accounts });
   await accounts.seed(rt.config.seedAccounts);
   const revocations = accounts.listen(rt.bus);
   const accountCaller = serveAccountCaller(rt.bus, accountsRepo);
@@ -31,12 +35,13 @@ export async function startGateway(rt: Runtime, opts: GatewayOptions = {}): Prom
     idleHours: rt.config.sessionIdleHours,
     signInLimit: rt.config.signInLimit,
     accountLimit: rt.config.signInAccountLimit,
-  });
+  }, rateStore);
   for (const a of rt.config.seedAccounts) if (a.password) await sessions.seedPassword(a.email, a.password);
   const app = createGatewayApp({
     config: rt.config,
     bus: rt.bus,
     accounts,
+    limiter: requests,
     sessions,
     log: rt.log,
     blobs: rt.blobs,

@@ -3,14 +3,14 @@
 // its lifetime is up or it goes unused for the idle time. Passwords are hashed with argon2id (Bun.password, off
 // the event loop); tokens are random, the cookie's kept as SHA-256 only. Sign-in starts are budgeted per address
 // (the spec's 10 per 60 s), failed password checks per account (whatever the address: a guesser with many
-// addresses still gets only so many tries at one account).
+// addresses still gets only so many tries at one account); on PostgreSQL every gateway replica counts in one budget.
 import type { Caller, GatewayHttp } from "@trove/contracts";
 import { newId, nowSeconds } from "@trove/db";
 import { AppError } from "@trove/errors";
 import type { Logger } from "@trove/log";
 import { hashKey } from "./accounts.service.ts";
 import type { AccountsRepository } from "./accounts.repository.ts";
-import { RateLimiter } from "./ratelimit.ts";
+import { RateLimiter, type RateStore } from "./ratelimit.ts";
 import type { AccountRow, SessionRow, SessionsRepository } from "./sessions.repository.ts";
 
 export const sessionCookie = "trove_session";
@@ -51,9 +51,11 @@ export class SessionsService {
     private readonly keys: AccountsRepository,
     private readonly log: Logger,
     private readonly limits: SessionLimits,
+    /** Where the budgets are counted: shared by the replicas on PostgreSQL, memory by default. */
+    rateStore?: RateStore,
   ) {
-    this.starts = new RateLimiter(limits.signInLimit, "sign-in");
-    this.failures = new RateLimiter(limits.accountLimit, "sign-in-account", accountWindowSeconds);
+    this.starts = new RateLimiter(limits.signInLimit, "sign-in", undefined, rateStore);
+    this.failures = new RateLimiter(limits.accountLimit, "sign-in-account", accountWindowSeconds, rateStore);
     this.idleSeconds = limits.idleHours * 3600;
   }
 

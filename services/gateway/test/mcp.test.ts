@@ -369,7 +369,8 @@ describe("the /mcp endpoint", () => {
     await ok(client, "read_item", { id, view: "lines", lines: "1:100000" });
     const after = await remaining();
     // Three requests counted between the two readings: the two /mcp calls and the second /api/me; the API calls
-    // the two tools made inside them (two more) are not.
-    expect(before - after).toBe(3);
+    // the two tools made inside them (two more) are not. The client's one GET /mcp (the event stream it opens in the
+    // background after connecting) may land between the readings too, or before them: 3 or 4, never 5 or more.
+    expect([3, 4]).toContain(before - after);
   });
 });
