@@ -32,7 +32,7 @@ export interface AccountsOptions {
   failedLookupsPerAddress?: number;
   /** Where failed lookups are counted (shared by the replicas on PostgreSQL); memory by default. */
   rateStore?: RateStore;
-  /** The per-request limiter, whose count of a key carries its revocation mark (see markRevoked). */
+  /** The per-request limiter, whose count of a key carries its revocation mark (see revocationMark). */
   requests?: RateLimiter;
 }
 
