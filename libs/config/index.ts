@@ -78,6 +78,10 @@ export interface Config {
   /** TROVE_X_BEARER_TOKEN: accepted and kept for a later X API poller; nothing uses it yet (offline builds). */
   xBearerToken: string | undefined;
   logLevel: string;
+  /** The admin server's port (TROVE_ADMIN_PORT: /healthz, /readyz, /metrics); 0 = any free port; null = none (off). */
+  adminPort: number | null;
+  /** The admin server's address (TROVE_ADMIN_HOST; default: HOST). */
+  adminHost: string;
 }
 
 export class ConfigError extends Error {
@@ -152,6 +156,17 @@ function seconds(env: Env, name: string, fallback: number[], maxValues: number):
   return parts.map(Number);
 }
 
+/** TROVE_ADMIN_PORT: a port (0: any free one), or `off` for no admin server. */
+function adminPort(env: Env): number | null {
+  const raw = (env.TROVE_ADMIN_PORT ?? "").trim().toLowerCase();
+  if (raw === "off") return null;
+  try {
+    return int(env, "TROVE_ADMIN_PORT", 9464, 0, 65535);
+  } catch {
+    throw new ConfigError("TROVE_ADMIN_PORT", `must be a port (0 to 65535) or off, got "${env.TROVE_ADMIN_PORT}"`);
+  }
+}
+
 /** An http(s) address with `{username}` in it (an RSS bridge for X accounts). */
 function xTemplate(env: Env): string | undefined {
   const name = "TROVE_X_RSS_URL_TEMPLATE";
@@ -208,9 +223,10 @@ export function parseConfig(env: Env): Config {
   if (!logLevels.includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${logLevels.join(", ")}`);
   const busPrefix = str(env, "TROVE_BUS_PREFIX", "trove");
   if (!/^[A-Za-z0-9_-]+$/.test(busPrefix)) throw new ConfigError("TROVE_BUS_PREFIX", "must be letters, digits, _ or -");
+  const host = str(env, "HOST", "127.0.0.1");
   return {
     port: int(env, "PORT", 8080, 0, 65535),
-    host: str(env, "HOST", "127.0.0.1"),
+    host,
     dataDir: str(env, "TROVE_DATA_DIR", "./data"),
     databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     natsUrl: url(env, "NATS_URL", ["nats:", "tls:", "ws:", "wss:"]),
@@ -250,6 +266,8 @@ export function parseConfig(env: Env): Config {
     xRssUrlTemplate: xTemplate(env),
     xBearerToken: optional(env, "TROVE_X_BEARER_TOKEN"),
     logLevel,
+    adminPort: adminPort(env),
+    adminHost: str(env, "TROVE_ADMIN_HOST", host),
   };
 }
 

@@ -10,3 +10,4 @@ export * from "./keys.ts";
 export * from "./webhooks.ts";
 export * from "./browser.ts";
 export * from "./web-app.ts";
+export * from "./metrics.ts";
