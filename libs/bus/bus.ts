@@ -2,6 +2,7 @@
 // both use, and the event stream only NATS has.
 import { AppError, toAppError, type ErrorCode, type ErrorDetails } from "@trove/errors";
 import type { Logger } from "@trove/log";
+import { busRequestDuration, secondsSince } from "@trove/metrics";
 
 export type Headers = Record<string, string>;
 
@@ -102,6 +103,20 @@ export interface EventStream {
 export const defaultRequestTimeoutMs = 30_000;
 export const defaultRetryDelaysMs = [1_000, 5_000, 30_000, 120_000];
 export const defaultMaxInFlight = 16;
+
+/** Runs a request and counts it in trove_bus_request_duration_seconds by subject and outcome (ok, or its error code). */
+export async function measured(subject: string, request: () => Promise<string>): Promise<string> {
+  const started = performance.now();
+  let outcome = "ok";
+  try {
+    return await request();
+  } catch (err) {
+    outcome = err instanceof AppError ? err.code : "internal_error";
+    throw err;
+  } finally {
+    busRequestDuration.observe({ subject, outcome }, secondsSince(started));
+  }
+}
 
 /** A handler's outcome as it travels: the reply's JSON text, or an error with its stable code. */
 export type Reply = { ok: true; json: string } | { ok: false; error: WireError };

@@ -11,6 +11,7 @@ import {
   type Subscription,
   answerHere,
   encodeJson,
+  measured,
   subjectMatches,
 } from "./bus.ts";
 
@@ -27,7 +28,11 @@ export class MemoryBus implements Bus {
     return JSON.parse(await this.requestJson(subject, payload, opts));
   }
 
-  async requestJson(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<string> {
+  requestJson(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<string> {
+    return measured(subject, () => this.answer(subject, payload, opts));
+  }
+
+  private async answer(subject: string, payload: unknown, opts: RequestOptions): Promise<string> {
     if (this.closed) throw new AppError("service_unavailable", "bus closed");
     const list = this.handlers.get(subject);
     if (!list || list.length === 0) throw new AppError("service_unavailable", `no service answers ${subject}`);

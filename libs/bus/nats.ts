@@ -45,6 +45,7 @@ import {
   answerHere,
   errorFromWire,
   errorHeader,
+  measured,
 } from "./bus.ts";
 import { consumeBatches, type BatchConsumeOptions, type BatchConsumer, type StreamEvent } from "./batches.ts";
 import { connectNats, type NatsAccess } from "./connect.ts";
@@ -128,7 +129,11 @@ export class NatsBus implements Bus, EventStream {
     return JSON.parse(await this.requestJson(subject, payload, opts));
   }
 
-  async requestJson(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<string> {
+  requestJson(subject: string, payload: unknown, opts: RequestOptions = {}): Promise<string> {
+    return measured(subject, () => this.send(subject, payload, opts));
+  }
+
+  private async send(subject: string, payload: unknown, opts: RequestOptions): Promise<string> {
     if (this.servingStopped) {
       const here = [...this.served].find((s) => s.subject === subject);
       if (here) return answerHere(here.handler, subject, payload, opts, this.opts.log);

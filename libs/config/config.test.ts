@@ -32,6 +32,8 @@ describe("parseConfig", () => {
       embedTimeoutMs: 30_000,
       jobLeaseMs: 30_000,
       stopGraceMs: 10_000,
+      adminPort: 9464,
+      adminHost: "127.0.0.1",
     });
   });
 
@@ -69,6 +71,8 @@ describe("parseConfig", () => {
     ["TROVE_JOB_LEASE_MS", "600001", /TROVE_JOB_LEASE_MS/],
     ["TROVE_STOP_GRACE_MS", "soon", /TROVE_STOP_GRACE_MS/],
     ["TROVE_STOP_GRACE_MS", "600001", /TROVE_STOP_GRACE_MS/],
+    ["TROVE_ADMIN_PORT", "70000", /TROVE_ADMIN_PORT/],
+    ["TROVE_ADMIN_PORT", "none", /TROVE_ADMIN_PORT/],
     ["TROVE_SEED_ACCOUNTS", "{", /TROVE_SEED_ACCOUNTS/],
     ["TROVE_SEED_ACCOUNTS", '[{"email":"a@b.test","apiKey":"short"}]', /TROVE_SEED_ACCOUNTS\[0\]\.apiKey/],
     ["TROVE_SEED_ACCOUNTS", '[{"email":"a@b.test","apiKey":"long-enough-key-123","limitScope":"weekly"}]', /limitScope/],
@@ -97,6 +101,14 @@ describe("parseConfig", () => {
 
   test("a stop may give running jobs back at once (grace 0); a lease is at least a second", () => {
     expect(parseConfig({ TROVE_STOP_GRACE_MS: "0", TROVE_JOB_LEASE_MS: "1000" })).toMatchObject({ stopGraceMs: 0, jobLeaseMs: 1_000 });
+  });
+
+  test("the admin server: a port, 0 for any free one, off for none; its address follows HOST unless TROVE_ADMIN_HOST says", () => {
+    expect(parseConfig({ TROVE_ADMIN_PORT: "0" }).adminPort).toBe(0);
+    expect(parseConfig({ TROVE_ADMIN_PORT: "9100" }).adminPort).toBe(9100);
+    expect(parseConfig({ TROVE_ADMIN_PORT: "off" }).adminPort).toBeNull();
+    expect(parseConfig({ HOST: "0.0.0.0" }).adminHost).toBe("0.0.0.0");
+    expect(parseConfig({ HOST: "0.0.0.0", TROVE_ADMIN_HOST: "127.0.0.1" }).adminHost).toBe("127.0.0.1");
   });
 
   test("TROVE_SEMANTIC switches semantic search on (default) or off", () => {

@@ -84,6 +84,10 @@ export interface Config {
   logLevel: string;
   /** Peers whose X-Forwarded-For (or Forwarded) is believed (TROVE_TRUSTED_PROXIES): addresses and CIDRs; none by default. */
   trustedProxies: string[];
+  /** The admin server's port (TROVE_ADMIN_PORT: /healthz, /readyz, /metrics); 0 = any free port; null = none (off). */
+  adminPort: number | null;
+  /** The admin server's address (TROVE_ADMIN_HOST; default: HOST). */
+  adminHost: string;
 }
 
 /** Every field unset: no credentials, and TLS only when NATS_URL says `tls://`. */
@@ -166,6 +170,17 @@ function seconds(env: Env, name: string, fallback: number[], maxValues: number):
   }
   if (parts.length > maxValues) throw new ConfigError(name, `takes at most ${maxValues} values, got ${parts.length}`);
   return parts.map(Number);
+}
+
+/** TROVE_ADMIN_PORT: a port (0: any free one), or `off` for no admin server. */
+function adminPort(env: Env): number | null {
+  const raw = (env.TROVE_ADMIN_PORT ?? "").trim().toLowerCase();
+  if (raw === "off") return null;
+  try {
+    return int(env, "TROVE_ADMIN_PORT", 9464, 0, 65535);
+  } catch {
+    throw new ConfigError("TROVE_ADMIN_PORT", `must be a port (0 to 65535) or off, got "${env.TROVE_ADMIN_PORT}"`);
+  }
 }
 
 /** An http(s) address with `{username}` in it (an RSS bridge for X accounts). */
@@ -300,9 +315,10 @@ export function parseConfig(env: Env): Config {
   const busPrefix = str(env, "TROVE_BUS_PREFIX", "trove");
   if (!/^[A-Za-z0-9_-]+$/.test(busPrefix)) throw new ConfigError("TROVE_BUS_PREFIX", "must be letters, digits, _ or -");
   const natsUrl = url(env, "NATS_URL", ["nats:", "tls:", "ws:", "wss:"]);
+  const host = str(env, "HOST", "127.0.0.1");
   return {
     port: int(env, "PORT", 8080, 0, 65535),
-    host: str(env, "HOST", "127.0.0.1"),
+    host,
     dataDir: str(env, "TROVE_DATA_DIR", "./data"),
     databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     natsUrl,
@@ -344,6 +360,8 @@ export function parseConfig(env: Env): Config {
     xBearerToken: optional(env, "TROVE_X_BEARER_TOKEN"),
     logLevel,
     trustedProxies: addresses(env, "TROVE_TRUSTED_PROXIES"),
+    adminPort: adminPort(env),
+    adminHost: str(env, "TROVE_ADMIN_HOST", host),
   };
 }
 

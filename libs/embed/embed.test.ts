@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { AppError, errorStatus } from "@trove/errors";
+import { embeddingDuration } from "@trove/metrics";
 import { WorkerPool } from "@trove/workers";
 import { EmbedError, embedLimits, embedTaskName, makeEmbedTask, modelDimension, modelId, poolEmbedder, batches } from "./index.ts";
 
@@ -85,6 +86,22 @@ describe("bounds and failures", () => {
     const err = await embedder.embed(["fine", "a".repeat(5_000)]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmbedError);
     expect(err).toMatchObject({ reason: "embed_input_invalid", code: "validation_failed" });
+  });
+
+  test("every task is timed in trove_embedding_duration_seconds by outcome: ok, or the embedding error", async () => {
+    const count = async (outcome: string) =>
+      (await embeddingDuration.get()).values.find((v) => v.metricName === "trove_embedding_duration_seconds_count" && v.labels.outcome === outcome)?.value ?? 0;
+    const ok = await count("ok");
+    await embedder.embed(["one text", "and another"]);
+    expect(await count("ok")).toBe(ok + 1);
+    const broken = new WorkerPool({ script: new URL("./test/broken-tasks.ts", import.meta.url), size: 1 });
+    try {
+      const unavailable = await count("embed_unavailable");
+      await poolEmbedder(broken, { deadlineMs: 10_000 }).embed(["car"]).catch(() => {});
+      expect(await count("embed_unavailable")).toBe(unavailable + 1);
+    } finally {
+      await broken.close();
+    }
   });
 
   test("a model that cannot load makes the embedder unavailable: semantic_unavailable, 503", async () => {

@@ -2,6 +2,7 @@
 // (libs/host/tasks.ts), never on the event loop, texts batched per task, each task with a deadline. What the
 // pool or the model fail with becomes an EmbedError whose `code` the gateway maps to a status (503
 // semantic_unavailable for everything but bad input).
+import { embeddingDuration, secondsSince } from "@trove/metrics";
 import { PoolBusyError, PoolClosedError, TaskFailedError, WorkerTimeoutError, type WorkerPool } from "@trove/workers";
 import { EmbedError, isEmbedErrorReason } from "./error.ts";
 import { checkEmbedInput, embedLimits, embedTaskName, modelDimension, modelId, type EmbedTaskInput } from "./task.ts";
@@ -33,10 +34,16 @@ export function poolEmbedder(pool: Pick<WorkerPool, "run">, opts: PoolEmbedderOp
   const batchChars = Math.min(opts.batchChars ?? embedDefaults.batchChars, embedLimits.maxTotalChars);
   const runBatch = async (texts: string[]): Promise<Float32Array[]> => {
     const input: EmbedTaskInput = { texts };
+    const started = performance.now();
+    let outcome = "ok";
     try {
       return await pool.run<Float32Array[]>(embedTaskName, input, { deadlineMs: opts.deadlineMs });
     } catch (err) {
-      throw asEmbedError(err);
+      const failure = asEmbedError(err);
+      outcome = failure.reason;
+      throw failure;
+    } finally {
+      embeddingDuration.observe({ outcome }, secondsSince(started));
     }
   };
   return {

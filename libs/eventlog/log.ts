@@ -143,6 +143,22 @@ export class EventLog implements Events {
     return row !== undefined;
   }
 
+  /**
+   * The latest position of each stream. The streams are found by skipping through the (stream, position) index
+   * one stream at a time, so the cost grows with the number of streams, not of events.
+   */
+  async positions(): Promise<Record<string, number>> {
+    const { rows } = await sql<{ stream: string; p: number }>`
+      with recursive streams as (
+        (select stream from eventlog.events where position is not null order by stream limit 1)
+        union all
+        select (select e.stream from eventlog.events e where e.position is not null and e.stream > s.stream order by e.stream limit 1)
+          from streams s where s.stream is not null)
+      select stream, (select max(position) from eventlog.events e where e.stream = streams.stream and e.position is not null) as p
+        from streams where stream is not null`.execute(this.opts.db);
+    return Object.fromEntries(rows.map((r) => [r.stream, Number(r.p)]));
+  }
+
   consume(opts: ConsumeOptions, handler: BatchHandler): Promise<Subscription> {
     return this.consumeAs(undefined, opts, handler);
   }

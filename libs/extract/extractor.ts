@@ -1,6 +1,7 @@
 // Extraction off the event loop: each page runs as the "extract" task of the process's worker pool, with a
 // deadline. Callers get what extractHtml/extractText give, an Extraction or an ExtractError, asynchronously; the
 // pool's own failures become ExtractErrors too (extract_timeout, extract_busy, extract_failed).
+import { extractionDuration, secondsSince } from "@trove/metrics";
 import { PoolBusyError, TaskFailedError, WorkerTimeoutError, type WorkerPool } from "@trove/workers";
 import { ExtractError, isExtractErrorReason } from "./error.ts";
 import { extractTaskName, type ExtractTaskInput } from "./task.ts";
@@ -22,10 +23,16 @@ export interface ExtractorLimits {
 export function poolExtractor(pool: Pick<WorkerPool, "run">, limits: ExtractorLimits): Extractor {
   const run = async (kind: ExtractTaskInput["kind"], body: string, opts: ExtractOptions): Promise<Extraction> => {
     const input: ExtractTaskInput = { kind, body, opts };
+    const started = performance.now();
+    let outcome = "ok";
     try {
       return await pool.run<Extraction>(extractTaskName, input, { deadlineMs: limits.deadlineMs });
     } catch (err) {
-      throw asExtractError(err);
+      const failure = asExtractError(err);
+      outcome = failure.reason;
+      throw failure;
+    } finally {
+      extractionDuration.observe({ kind, outcome }, secondsSince(started));
     }
   };
   return { html: (body, opts) => run("html", body, opts), text: (body, opts) => run("text", body, opts) };

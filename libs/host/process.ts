@@ -1,5 +1,6 @@
 // Runs one or more services in this process: config, logger, one database, one bus and one worker pool shared
-// by them, a health subject per service, and a graceful stop on SIGTERM/SIGINT.
+// by them, a health subject per service, the admin server (health, readiness, metrics), and a graceful stop on
+// SIGTERM/SIGINT.
 import { ConfigError, config as loadConfig, type Config } from "@trove/config";
 import { openBus, type Bus } from "@trove/bus";
 import { migrateSchema, openDatabase, startMaintenance, type Database } from "@trove/db";
@@ -9,12 +10,17 @@ import { openBlobs } from "@trove/blobs";
 import { EventLog, migrateEventLog } from "@trove/eventlog";
 import type { Resolver } from "@trove/webfetch";
 import { WorkerPool } from "@trove/workers";
+import { startAdminServer, type AdminServer } from "./admin.ts";
+import { observeHost } from "./observe.ts";
+import { Readiness } from "./readiness.ts";
 import type { RunningService, Runtime, ServiceModule } from "./runtime.ts";
 
 export interface Host {
   runtime: Runtime;
   /** The gateway's address, when this host runs the gateway. */
   url: string | undefined;
+  /** The admin server's address (/healthz, /readyz, /metrics), when this host serves one. */
+  adminUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -26,6 +32,11 @@ export interface StartOptions {
   bus?: Bus;
   /** Name resolution for outgoing fetches (tests: one that never asks DNS). */
   resolver?: Resolver;
+  /**
+   * Serve /healthz, /readyz and /metrics on config.adminPort and config.adminHost (runMain: unless
+   * TROVE_ADMIN_PORT=off). Started first, so a long migration still answers /healthz; closed last.
+   */
+  admin?: boolean;
 }
 
 /**
@@ -35,6 +46,29 @@ export interface StartOptions {
 export async function startHost(modules: ServiceModule[], opts: StartOptions): Promise<Host> {
   const { config } = opts;
   const log = opts.log ?? createLogger(config.logLevel, { svc: modules.map((m) => m.name).join(",") });
+  const readiness = new Readiness();
+  let admin: AdminServer | undefined;
+  try {
+    // A port in use fails the start: probes sent to it would otherwise reach whatever holds it.
+    if (opts.admin && config.adminPort !== null) {
+      admin = startAdminServer({ port: config.adminPort, host: config.adminHost, readiness, log: log.child({ component: "admin" }) });
+    }
+  } catch (err) {
+    // What the caller opened for this host is closed, as any failed start closes it.
+    await opts.bus?.close().catch(() => {});
+    await opts.database?.close().catch(() => {});
+    throw err;
+  }
+  try {
+    return await startParts(modules, opts, log, readiness, admin);
+  } catch (err) {
+    await admin?.stop();
+    throw err;
+  }
+}
+
+async function startParts(modules: ServiceModule[], opts: StartOptions, log: Logger, readiness: Readiness, admin: AdminServer | undefined): Promise<Host> {
+  const { config } = opts;
   const deployment = modules.length > 1 && !config.natsUrl ? "embedded" : "distributed";
   const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   const bus =
@@ -79,12 +113,18 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
       return { ok: true, database: databaseOk, ...(queue ? { queue } : {}), ...(lag ? { events: lag } : {}) };
     }),
   );
+  // Scrapes read this host's queues, consumers and pool only where they can be scraped.
+  const unobserve = admin ? observeHost({ events, jobs, workers }) : undefined;
+  if (admin) await readiness.running({ database: () => database.healthy(), bus: () => bus.healthy() });
   let stopping: Promise<void> | undefined;
   return {
     runtime,
     url: running.find((r) => r.url)?.url,
+    adminUrl: admin?.url,
     stop: () =>
       (stopping ??= (async () => {
+        // 0. Not ready from now on (/readyz 503), so a load balancer stops sending work while what is under way ends.
+        readiness.stopping();
         // 1. Intake: the gateway and the mail listener stop accepting, and on NATS this process takes no more
         // requests (the other replicas do); what is in flight finishes, and this process's own work under way is
         // still answered by its services, so work that asks another service can finish.
@@ -101,11 +141,14 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
         for (const r of [...running].reverse()) await r.stop().catch((err) => log.error({ err }, "stop failed"));
         for (const s of healthSubs) await s.stop().catch(() => {});
         await maintenance?.stop();
+        unobserve?.();
         // After the services: a stopping service may still be waiting on a task.
         await workers.close();
         await bus.close().catch((err) => log.error({ err }, "bus close failed"));
         await blobs.close().catch(() => {});
         await database.close().catch((err) => log.error({ err }, "database close failed"));
+        // Last: /healthz answers (and /readyz says stopping) for as long as the stop takes.
+        await admin?.stop().catch((err) => log.error({ err }, "admin server close failed"));
       })()),
   };
 }
@@ -152,14 +195,14 @@ export async function runMain(modules: ServiceModule[]): Promise<void> {
   const log = createLogger(config.logLevel, { svc: modules.map((m) => m.name).join(",") });
   let host: Host;
   try {
-    host = await startHost(modules, { config, log });
+    host = await startHost(modules, { config, log, admin: true });
   } catch (err) {
     log.fatal({ err }, "start failed");
     flushLogs();
     console.error(`trove: start failed: ${(err as Error).message}`);
     process.exit(1);
   }
-  log.info({ deployment: host.runtime.deployment, database: host.runtime.database.kind, bus: host.runtime.bus.kind }, "started");
+  log.info({ deployment: host.runtime.deployment, database: host.runtime.database.kind, bus: host.runtime.bus.kind, admin: host.adminUrl ?? "off" }, "started");
   const shutdown = (signal: string) => {
     log.info({ signal }, "stopping");
     host.stop().then(

@@ -13,6 +13,6 @@ export {
   type QueueDefinition,
 } from "./queue.ts";
 export { retryDelayMs } from "./backoff.ts";
-export type { JobState, QueueCounts } from "./repository.ts";
+export type { JobState, QueueCounts, QueueDepth } from "./repository.ts";
 export { QueueSet, type Claim, type EnqueueOptions, type JobStatus, type QueueSetOptions, type WakeBus } from "./worker.ts";
 export { Jobs, migrateQueue, type JobsOptions } from "./jobs.ts";

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Kysely } from "kysely";
 import { migrateSchema } from "@trove/db";
 import type { Logger } from "@trove/log";
+import type { QueueDepth } from "./repository.ts";
 import { QueueSet, type WakeBus } from "./worker.ts";
 
 export interface JobsOptions {
@@ -45,6 +46,11 @@ export class Jobs {
       set.live = true;
       set.start();
     }
+  }
+
+  /** Open jobs of every queue registered in this process, by queue (`<schema>.<queue>`). */
+  async depth(): Promise<QueueDepth[]> {
+    return (await Promise.all([...this.sets.values()].map((s) => s.depth()))).flat();
   }
 
   /** Stops every worker: running jobs get `graceMs` to finish, then are given back. */

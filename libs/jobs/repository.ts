@@ -47,6 +47,14 @@ export interface QueueCounts {
   failed: number;
 }
 
+/** One queue's open jobs, for the queue-depth gauge. */
+export interface QueueDepth {
+  queue: string;
+  queued: number;
+  due: number;
+  running: number;
+}
+
 /** Statements per insert: 1,000 rows of 13 values stay far below PostgreSQL's 65,535 parameters. */
 const insertChunk = 1_000;
 
@@ -281,6 +289,17 @@ export class QueueRepository {
         (select count(*) from ${this.table} where state = 'failed') as failed`.execute(db);
     const r = rows[0]!;
     return { queued: Number(r.queued), due: Number(r.due), running: Number(r.running), leaseExpired: Number(r.leaseExpired), failed: Number(r.failed) };
+  }
+
+  /** Waiting (due or not, and due now) and running jobs by queue: read through the partial indexes of open jobs. */
+  async depthByQueue(db: Kysely<any>, now: number): Promise<QueueDepth[]> {
+    const { rows } = await sql<QueueDepth>`select queue,
+        count(*) filter (where state = 'queued') as queued,
+        count(*) filter (where state = 'queued' and run_at <= ${now}::int8
+          and not exists (select 1 from ${this.groups} g where g.queue = q.queue and g.group_key = q.group_key and g.paused)) as due,
+        count(*) filter (where state = 'running') as running
+      from ${this.table} q where state in ('queued', 'running') group by queue`.execute(db);
+    return rows.map((r) => ({ queue: r.queue, queued: Number(r.queued), due: Number(r.due), running: Number(r.running) }));
   }
 
   /**

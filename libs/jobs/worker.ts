@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { inTransaction, type UnitOfWork } from "@trove/db";
 import type { Logger } from "@trove/log";
+import { jobClaims, jobCompletions, jobFailures } from "@trove/metrics";
 import { retryDelayMs } from "./backoff.ts";
 import { EndWriter, type EndingRun } from "./ends.ts";
 import {
@@ -17,7 +18,7 @@ import {
   type JobContext,
   type QueueDefinition,
 } from "./queue.ts";
-import { QueueRepository, type JobState, type NewJob, type QueueCounts, type QueueRow } from "./repository.ts";
+import { QueueRepository, type JobState, type NewJob, type QueueCounts, type QueueDepth, type QueueRow } from "./repository.ts";
 import { Wakeup } from "./wakeup.ts";
 
 /** What the queues need of the bus: a broadcast to wake other processes' workers when a job is enqueued. */
@@ -207,6 +208,7 @@ export class QueueSet {
     uow.afterCommit(() => {
       this.running.set(token, run);
       this.keepLeases();
+      jobClaims.inc({ queue: this.label(def.name) });
       committed();
     });
     const ctx = this.context(run);
@@ -256,6 +258,12 @@ export class QueueSet {
     const row = await this.repo.get(this.opts.db, id);
     if (!row) return undefined;
     return { state: row.state, attempts: row.attempts, maxAttempts: row.max_attempts, runAt: Number(row.run_at), lastError: row.last_error };
+  }
+
+  /** Open jobs of every queue registered here, by queue (`<schema>.<queue>`); a queue with none shows zeros. */
+  async depth(): Promise<QueueDepth[]> {
+    const found = new Map((await this.repo.depthByQueue(this.opts.db, this.clock())).map((d) => [d.queue, d]));
+    return [...this.defs.keys()].map((name) => ({ ...(found.get(name) ?? { queued: 0, due: 0, running: 0 }), queue: this.label(name) }));
   }
 
   /** What the health reply shows of this schema's queues. */
@@ -422,6 +430,7 @@ export class QueueSet {
     };
     this.running.set(run.token, run);
     this.keepLeases();
+    jobClaims.inc({ queue: this.label(def.name) });
     run.done = this.execute(run).finally(() => this.finished(run));
     return run;
   }
@@ -443,6 +452,7 @@ export class QueueSet {
       // Every run it was given was cut short (a crash, a lease lost): it is not tried once more.
       const reason = interruptedReason(job.maxAttempts);
       if (await this.ends.write(run, { kind: "failed", reason }).catch((err: unknown) => void log.error({ err }, "could not fail an interrupted job"))) {
+        jobFailures.inc({ queue: this.label(def.name), final: "true" });
         log.warn({ reason }, "job failed");
       }
       return;
@@ -492,8 +502,12 @@ export class QueueSet {
     const decided = err instanceof FailNow || err instanceof RetryAt;
     const detail = decided ? { reason } : { err, reason };
     if (runAt === null) {
-      if (await this.ends.write(run, { kind: "failed", reason })) log.warn(detail, "job failed");
+      if (await this.ends.write(run, { kind: "failed", reason })) {
+        jobFailures.inc({ queue: this.label(run.def.name), final: "true" });
+        log.warn(detail, "job failed");
+      }
     } else if (await this.ends.write(run, { kind: "again", runAt, reason, giveBack: false })) {
+      jobFailures.inc({ queue: this.label(run.def.name), final: "false" });
       if (decided) log.info({ ...detail, retryAt: runAt }, "job will run again");
       else log.warn({ ...detail, retryAt: runAt }, "job will run again");
     }
@@ -511,6 +525,7 @@ export class QueueSet {
           this.lose(run.token, "the job's lease was lost");
           throw new LeaseLost();
         }
+        jobCompletions.inc({ queue: this.label(run.def.name) });
       },
       write: async (fn) => {
         await run.ready;
@@ -540,6 +555,11 @@ export class QueueSet {
   private keepLeases(): void {
     if (this.renewTimer !== undefined) return;
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.opts.leaseMs / 3)));
+  }
+
+  /** A queue's name in metrics: `<schema>.<queue>`. */
+  private label(queue: string): string {
+    return `${this.schema}.${queue}`;
   }
 
   private runningOf(queue: string): number {

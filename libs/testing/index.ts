@@ -11,3 +11,4 @@ export * from "./webhooks.ts";
 export * from "./browser.ts";
 export * from "./web-app.ts";
 export * from "./tcp-proxy.ts";
+export * from "./metrics.ts";

@@ -51,6 +51,7 @@ export const loopbackOrigins = [
  * Settings every test Trove (in-process, and the processes of the end-to-end topologies and benches) starts with
  * unless the caller says otherwise: semantic search off, so that only the semantic tests and bench (which pass
  * `TROVE_SEMANTIC: "on"`) load the embedding model and embed what they save; no mail listener unless a test asks
- * for one with a free port (test files run side by side).
+ * for one with a free port (test files run side by side); the admin server on any free port (many processes share
+ * the machine; an in-process Trove serves one only when started with `admin: true`).
  */
-export const testStackDefaults: Record<string, string> = { TROVE_SEMANTIC: "off", TROVE_SMTP_PORT: "0" };
+export const testStackDefaults: Record<string, string> = { TROVE_SEMANTIC: "off", TROVE_SMTP_PORT: "0", TROVE_ADMIN_PORT: "0" };

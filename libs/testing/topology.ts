@@ -67,6 +67,8 @@ export function processEnv(backing: Backing, port: number, extra: Record<string,
     TROVE_ALLOW_PRIVATE_NETWORK: "1",
     LOG_LEVEL: "warn",
     TROVE_VALIDATE_RESPONSES: "1",
+    // Many processes per machine: each admin server on a free port of its own (the default 9464 would collide).
+    TROVE_ADMIN_PORT: "0",
     ...testStackDefaults,
     ...extra,
   };

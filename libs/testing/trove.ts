@@ -46,6 +46,8 @@ export function apiAt(base: () => string): Api {
 export interface TestTrove {
   /** The gateway's address (a restart listens on a new port). */
   readonly url: string;
+  /** The admin server's address (/healthz, /readyz, /metrics) when started with `admin: true`. */
+  readonly adminUrl: string | undefined;
   stack: TestStack;
   /** The data directory (blobs; with `persistent`, the PGlite database too). */
   dataDir: string;
@@ -85,6 +87,8 @@ export interface StartTroveOptions {
    * deployment runs, so that `restart()` opens what was written. The scratch PostgreSQL database always persists.
    */
   persistent?: boolean;
+  /** Serve the admin server (/healthz, /readyz, /metrics) on a free port, as every Trove process does; see adminUrl. */
+  admin?: boolean;
 }
 
 export interface RestartOptions {
@@ -136,6 +140,7 @@ export async function startTrove(env: Record<string, string> = {}, opts: StartTr
       // Persistent: the host opens the data directory's database itself, as the embedded deployment does.
       database: stack === "embedded" && !persistent ? await freshPglite() : undefined,
       resolver: loopbackResolver(lookups),
+      admin: opts.admin,
     });
   };
   let host: Host | undefined;
@@ -153,6 +158,9 @@ export async function startTrove(env: Record<string, string> = {}, opts: StartTr
   return {
     get url() {
       return running().url!;
+    },
+    get adminUrl() {
+      return running().adminUrl;
     },
     stack,
     dataDir,

@@ -206,13 +206,15 @@ export class DeliveriesRepository {
   }
 
   /** A pending delivery fails without another attempt, for `code` (its endpoint disabled or deleted, its runs cut short). */
-  async fail(id: string, code: string): Promise<void> {
-    await this.db
+  /** Fails a pending delivery; answers whether one was (an ended or deleted one is left as it is). */
+  async fail(id: string, code: string): Promise<boolean> {
+    const res = await this.db
       .updateTable(deliveries)
       .set({ status: "failed", last_error: code, next_attempt_at: null })
       .where("id", "=", id)
       .where("status", "=", "pending")
-      .execute();
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
   }
 
   /** Held deliveries of a resumed endpoint become due now (those already due stay as they are). */

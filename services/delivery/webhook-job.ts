@@ -9,6 +9,7 @@ import DataLoader from "dataloader";
 import type { UnitOfWork } from "@trove/db";
 import { defineQueue, failNow, LeaseLost, retryAt, type Job, type QueueDefinition, type QueueSet } from "@trove/jobs";
 import type { Logger } from "@trove/log";
+import { webhookAttemptDuration, webhookAttempts, webhookDeliveries } from "@trove/metrics";
 import type { Resolver } from "@trove/webfetch";
 import type { AttemptRecord, DeliveriesRepository, DeliveryStatus, DeliveryTarget } from "./deliveries.repository.ts";
 import type { EndpointsRepository } from "./endpoints.repository.ts";
@@ -100,6 +101,13 @@ export function webhookJobs(d: WebhookJobDeps): QueueDefinition<WebhookPayload> 
       await d.queue.failGroup(uow, webhookQueue, m.endpointId, "endpoint_disabled");
       uow.afterCommit(() => d.log.warn({ endpointId: m.endpointId }, "webhook endpoint disabled after consecutive failures"));
     }
+    // Counted once written: a unit of work that rolls back (its attempt written again alone) counts nothing.
+    uow.afterCommit(() => {
+      const outcome = m.ok ? "success" : (m.error ?? "network");
+      webhookAttempts.inc({ outcome, attempt: String(m.attempt) });
+      webhookAttemptDuration.observe({ outcome }, m.durationMs / 1000);
+      if (status !== "pending") webhookDeliveries.inc({ outcome: status });
+    });
   };
 
   return defineQueue<WebhookPayload>({
@@ -155,7 +163,9 @@ export function webhookJobs(d: WebhookJobDeps): QueueDefinition<WebhookPayload> 
     failed: async (uow, job, reason) => {
       const m = made.get(job);
       if (m) await write(uow, m, "failed", null);
-      else await d.deliveries.on(uow).fail(job.id, failureCode(reason));
+      else {
+        if (await d.deliveries.on(uow).fail(job.id, failureCode(reason))) uow.afterCommit(() => webhookDeliveries.inc({ outcome: "failed" }));
+      }
     },
   });
 }

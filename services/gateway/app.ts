@@ -20,6 +20,7 @@ import {
 import { AppError, toAppError } from "@trove/errors";
 import { callerHeader, requestIdHeader, type HandlerTable } from "@trove/host";
 import { newRequestId, type Logger } from "@trove/log";
+import { httpRequestDuration, secondsSince } from "@trove/metrics";
 import { blobBody } from "./blob-reply.ts";
 import { isJsonType, parseBody, readLimited, readNoBody, tooLarge } from "./body.ts";
 import { docsUi } from "./docs.ts";
@@ -31,6 +32,7 @@ import { cookieValue, csrfHeader, sessionCookie, type SessionCheck } from "./ses
 import { isScoped, permits } from "./permissions.ts";
 import { clientAddressResolver } from "./client-address.ts";
 import { RateLimiter, credentialRateKey, type RateDecision } from "./ratelimit.ts";
+import { routeLabeler } from "./route-label.ts";
 import { checkText } from "./text-guard.ts";
 import { mcpHandler, mcpPath } from "./mcp.ts";
 import { webRoutes } from "./web.ts";
@@ -102,6 +104,7 @@ export function createGatewayApp(deps: GatewayDeps) {
   for (const [name, op] of Object.entries(operations) as [OperationName, Operation][]) {
     byRoute.set(`${op.method} ${op.path}`, { name, op });
   }
+  const routeOf = routeLabeler([...byRoute.values()].map(({ op }) => op));
 
   // Bun's own body limit is set out of the way: it would answer a bare 413 without JSON or Trove's headers.
   // Declared lengths are refused below before reading; bodies are read with a byte count (body.ts).
@@ -226,14 +229,20 @@ export function createGatewayApp(deps: GatewayDeps) {
       set.status = appErr.status;
       return appErr.toBody();
     })
-    .onAfterResponse(({ request, set, path }) => {
+    .onAfterResponse(({ request, set, path, route, responseValue }) => {
       const state = states.get(request);
+      // A Response a route made itself carries its own status; otherwise it is what the route or onError set.
+      const status = responseValue instanceof Response ? responseValue.status : Number(set.status) || 200;
+      // The MCP tools' own requests through this app are part of one /mcp request, counted once as that.
+      if (state && !internal.has(request)) {
+        httpRequestDuration.observe({ method: request.method, route: routeOf(request.method, path, route), status: String(status) }, secondsSince(state.started));
+      }
       log.info(
         {
           reqId: state?.id,
           method: request.method,
           path,
-          status: set.status,
+          status,
           ms: state ? Math.round((performance.now() - state.started) * 10) / 10 : undefined,
           account: state?.caller?.accountId,
         },

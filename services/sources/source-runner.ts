@@ -4,6 +4,7 @@
 import type { UnitOfWork } from "@trove/db";
 import { LeaseLost, type JobContext, type QueueSet } from "@trove/jobs";
 import type { Logger } from "@trove/log";
+import { secondsSince, sourcePollDuration } from "@trove/metrics";
 import type { FeedPoller, PollResult } from "./feed-poller.ts";
 import { RunFailure } from "./feed-fetch.ts";
 import { schedulePoll } from "./queue-names.ts";
@@ -71,6 +72,15 @@ export class SourceRunner {
    * longer this replica's (taken over, cancelled, given back at a stop): nothing of the run is recorded then.
    */
   async run(row: SourceRow, now: number, held: HeldPoll): Promise<{ report: RunReport; row: SourceRow | undefined }> {
+    const started = performance.now();
+    const result = await this.runOnce(row, now, held);
+    // Counted once recorded: a run whose job was lost (LeaseLost) recorded nothing and is run again elsewhere.
+    const outcome = result.report.status === "ok" ? "ok" : feedUrlOf(row, this.addr) === null ? "not_polled" : "failed";
+    sourcePollDuration.observe({ type: row.type, outcome }, secondsSince(started));
+    return result;
+  }
+
+  private async runOnce(row: SourceRow, now: number, held: HeldPoll): Promise<{ report: RunReport; row: SourceRow | undefined }> {
     const every = row.poll_every_min * 60;
     const feedUrl = feedUrlOf(row, this.addr);
     if (feedUrl === null) {

@@ -124,12 +124,12 @@ if (skip) {
     });
 
     test("a job runs once: an export is made by one exports process", async () => {
-      const before = await metricSum(cluster, "exports", "trove_jobs_claimed_total");
+      const before = await metricSum(cluster, "exports", "trove_job_claims_total");
       const started = await call(cluster.url, "/api/exports", { json: { format: "json" } });
       expect(started.status).toBe(200);
       const jobId = started.body.export.id;
       await eventually(async () => (await call(cluster.url, "/api/exports")).body.exports.find((j: any) => j.id === jobId)?.status === "completed", 60_000);
-      expect(await metricSum(cluster, "exports", "trove_jobs_claimed_total")).toBe(before + 1);
+      expect(await metricSum(cluster, "exports", "trove_job_claims_total")).toBe(before + 1);
     });
 
     test("a webhook delivery runs once: each event reaches the receiver one time", async () => {
