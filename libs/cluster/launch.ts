@@ -59,19 +59,29 @@ export async function launchCluster(opts: ClusterOptions): Promise<Cluster> {
   const replicas = opts.replicas ?? 2;
   if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`replicas must be a whole number of at least 1, got ${replicas}`);
   const ownDir = opts.dataDir ? undefined : mkdtempSync(join(tmpdir(), "trove-cluster-"));
-  const natsPasswords = Object.fromEntries(natsUsers.map((u) => [u, crypto.randomUUID().replaceAll("-", "")])) as Record<NatsUser, string>;
+  // A letter first: nats-server parses a variable's value, and a password starting with a digit stops it.
+  const natsPasswords = Object.fromEntries(natsUsers.map((u) => [u, `p${crypto.randomUUID().replaceAll("-", "")}`])) as Record<NatsUser, string>;
   const nats = await startNatsServer({
     config: natsConfigPath,
     storeDir: join(opts.dataDir ?? ownDir!, "nats"),
     env: { PATH: process.env.PATH ?? "", ...Object.fromEntries(natsUsers.map((u) => [passwordVariable(u), natsPasswords[u]])) },
-    onLine: opts.output === "ignore" ? undefined : (line) => console.error(`nats: ${line}`),
+    // Its warnings and errors (a refused sign-in or subject shows here); the banner is left out.
+    onLine: opts.output === "ignore" ? undefined : (line) => /\[(WRN|ERR|FTL)\]/.test(line) && !line.includes("Plaintext passwords") && console.error(`nats: ${line}`),
   });
   const processes = new Map<string, ClusterProcess>();
   const envs = new Map<string, Record<string, string>>();
   let adminIndex = 0;
+  // A port found free is free until someone binds it: one handed to a process not yet listening is not handed twice.
+  const taken = new Set<number>();
+  const newPort = async () => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) return taken.add(port), port;
+    }
+  };
   const plan = async (service: ClusterService, n: number) => {
     const name = `${service}#${n}`;
-    const adminPort = opts.adminPortBase !== undefined ? opts.adminPortBase + adminIndex++ : await freePort();
+    const adminPort = opts.adminPortBase !== undefined ? opts.adminPortBase + adminIndex++ : await newPort();
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/tmp",
@@ -86,7 +96,7 @@ export async function launchCluster(opts: ClusterOptions): Promise<Cluster> {
     };
     let url: string | undefined;
     if (service === "gateway") {
-      const port = await freePort();
+      const port = await newPort();
       Object.assign(env, { HOST: "127.0.0.1", PORT: String(port), TROVE_TRUSTED_PROXIES: "127.0.0.1" });
       url = `http://127.0.0.1:${port}`;
     }
@@ -126,9 +136,9 @@ export async function launchCluster(opts: ClusterOptions): Promise<Cluster> {
   try {
     // The first replica of each service migrates its schema; the others start once that is done.
     for (const service of clusterServices) await plan(service, 1);
-    await Promise.all([...processes.values()].map(waitUntilReady));
+    await Promise.all([...processes.values()].map((p) => waitUntilReady(p)));
     for (let n = 2; n <= replicas; n++) for (const service of clusterServices) await plan(service, n);
-    await Promise.all([...processes.values()].map(waitUntilReady));
+    await Promise.all([...processes.values()].map((p) => waitUntilReady(p)));
     // The gateways' health asks every service over the bus: every subject has a server.
     await waitForHealth(proxy.url);
   } catch (err) {
