@@ -45,7 +45,11 @@ export async function connectNats(url: string, access: NatsAccess | undefined, b
   } catch (err) {
     const message = (err as Error).message ?? String(err);
     if (/authorization|authentication/i.test(message)) {
-      const how = access?.user ? `user "${access.user}" (NATS_USER/NATS_PASSWORD)` : access?.credsFile ? "the credentials file of NATS_CREDS" : "no credentials (NATS_USER/NATS_PASSWORD or NATS_CREDS unset)";
+      const how = access?.user
+        ? `user "${access.user}" (check NATS_USER/NATS_PASSWORD)`
+        : access?.credsFile
+          ? "the credentials file of NATS_CREDS"
+          : "a connection without credentials (set NATS_USER/NATS_PASSWORD or NATS_CREDS)";
       throw new Error(`NATS at ${url} refused ${how}: ${message}`, { cause: err });
     }
     throw err;

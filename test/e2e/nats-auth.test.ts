@@ -90,7 +90,7 @@ if (noServer) {
     });
 
     test("a client without credentials, or with a wrong password, is refused", async () => {
-      expect(await refusal(connectNats(nats.server.url, undefined))).toMatch(/refused no credentials.*Authorization Violation/);
+      expect(await refusal(connectNats(nats.server.url, undefined))).toMatch(/refused a connection without credentials \(set NATS_USER\/NATS_PASSWORD or NATS_CREDS\): Authorization Violation/);
       expect(await refusal(connectNats(nats.server.url, { user: "exports", password: "not-the-password" }))).toMatch(/refused user "exports".*Authorization Violation/);
       expect(await refusal(connectNats(nats.server.url, { user: "nobody", password: passwords.gateway }))).toMatch(/Authorization Violation/);
     });
