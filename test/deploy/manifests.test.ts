@@ -93,6 +93,8 @@ if (!builder.ok) {
       for (const name of ["small", "scaled"] as const) {
         const config = ofKind(name, "ConfigMap").find((c) => c.metadata.name.startsWith("trove-config"));
         expect(config?.data.TROVE_ADMIN_PORT).toBe("9464");
+        // Probes come from the node: the admin server listens on every interface of the pod.
+        expect(config?.data.TROVE_ADMIN_HOST).toBe("0.0.0.0");
         for (const d of ofKind(name, "Deployment")) {
           const service = d.metadata.name.replace(/^trove-/, "");
           const c = container(d);
