@@ -14,6 +14,7 @@ import type { Subprocess } from "bun";
 import { AckPolicy, jetstreamManager } from "@nats-io/jetstream";
 import { nkeys, type NatsConnection } from "@nats-io/nats-core";
 import { connectNats, NatsBus, type NatsAccess } from "@trove/bus";
+import { natsConfigPath, natsUsers, passwordVariable, type NatsUser } from "@trove/cluster";
 import { createLogger } from "@trove/log";
 import {
   aliceKey,
@@ -33,12 +34,11 @@ import {
 } from "@trove/testing";
 import { feedServer, rss2 } from "../../services/sources/test/feeds.ts";
 
-const users = ["gateway", "items", "notes", "sources", "delivery", "exports", "trove"] as const;
-type User = (typeof users)[number];
-const passwords = Object.fromEntries(users.map((u) => [u, `pw-${u}-${crypto.randomUUID()}`])) as Record<User, string>;
+type User = NatsUser;
+const passwords = Object.fromEntries(natsUsers.map((u) => [u, `pw-${u}-${crypto.randomUUID()}`])) as Record<User, string>;
 const as = (user: User): NatsAccess => ({ user, password: passwords[user] });
-const conf = join(repoRoot, "deploy", "nats", "nats.conf");
-const serverEnv = Object.fromEntries(users.map((u) => [`TROVE_NATS_${u.toUpperCase()}_PASSWORD`, passwords[u]]));
+const conf = natsConfigPath;
+const serverEnv = Object.fromEntries(natsUsers.map((u) => [passwordVariable(u), passwords[u]]));
 
 /** A nats-server on nats.conf whose log lines are kept: refusals are looked for in them. */
 async function securedNats(): Promise<{ server: NatsServer; log: string[] }> {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { connectNats, NatsBus, type NatsAccess } from "@trove/bus";
+import { natsUsers, passwordVariable, type NatsUser } from "@trove/cluster";
 import { createLogger } from "@trove/log";
 import {
   aliceKey,
@@ -25,8 +26,7 @@ import {
   type NatsServer,
 } from "@trove/testing";
 
-const users = ["gateway", "items", "notes", "sources", "delivery", "exports", "trove"] as const;
-const passwords = Object.fromEntries(users.map((u) => [u, `pw-${u}-${crypto.randomUUID()}`])) as Record<(typeof users)[number], string>;
+const passwords = Object.fromEntries(natsUsers.map((u) => [u, `pw-${u}-${crypto.randomUUID()}`])) as Record<NatsUser, string>;
 
 /** Runs openssl; throws with its output when it fails. */
 function openssl(args: string[], cwd: string) {
@@ -96,7 +96,7 @@ if (skip) {
     let port = 0;
     const serverLog: string[] = [];
     const tls = { caFile: certs.ca, certFile: certs.clientCert, keyFile: certs.clientKey };
-    const as = (user: (typeof users)[number], extra: Partial<NatsAccess> = {}): NatsAccess => ({ user, password: passwords[user], tls, ...extra });
+    const as = (user: NatsUser, extra: Partial<NatsAccess> = {}): NatsAccess => ({ user, password: passwords[user], tls, ...extra });
 
     beforeAll(async () => {
       server = await startNatsServer({
@@ -104,7 +104,7 @@ if (skip) {
         config: join(repoRoot, "deploy", "nats", "nats-tls.conf"),
         env: {
           PATH: process.env.PATH ?? "",
-          ...Object.fromEntries(users.map((u) => [`TROVE_NATS_${u.toUpperCase()}_PASSWORD`, passwords[u]])),
+          ...Object.fromEntries(natsUsers.map((u) => [passwordVariable(u), passwords[u]])),
           TROVE_NATS_TLS_CERT: certs.serverCert,
           TROVE_NATS_TLS_KEY: certs.serverKey,
           TROVE_NATS_TLS_CA: certs.ca,
