@@ -22,8 +22,7 @@ class DirectoryProvider implements MigrationProvider {
 
   async getMigrations(): Promise<Record<string, Migration>> {
     const out: Record<string, Migration> = {};
-    const files = (await readdir(this.dir)).filter((f) => /\.ts$/.test(f) && !f.endsWith(".test.ts")).sort();
-    for (const file of files) {
+    for (const file of await migrationFiles(this.dir)) {
       const mod = (await import(join(this.dir, file))) as { up(db: Kysely<any>, schema?: string): Promise<void> };
       const schema = this.boundTo;
       out[file.replace(/\.ts$/, "")] = schema === undefined ? mod : { up: (db) => mod.up(db, schema) };
@@ -32,8 +31,16 @@ class DirectoryProvider implements MigrationProvider {
   }
 }
 
+/** The migration files of `dir`, in the order they run. */
+export async function migrationFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => /\.ts$/.test(f) && !f.endsWith(".test.ts")).sort();
+}
+
 /** Brings `schema` to the latest migration in `dir`; throws with the failing migration's name. */
 export async function migrateSchema(db: Kysely<any>, schema: string, dir: string, opts: MigrateOptions = {}): Promise<void> {
+  // Most starts have nothing to run: one read of the recorded names says so, where the migrator would import every
+  // file and take its lock (a second of a small machine's start over all schemas).
+  if (await upToDate(db, schema, opts.table ?? "kysely_migration", dir)) return;
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db).catch((err) => {
     if ((err as { code?: string }).code !== "23505") throw err;
   });
@@ -48,4 +55,19 @@ export async function migrateSchema(db: Kysely<any>, schema: string, dir: string
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
     throw new Error(`migration ${schema}/${failed} failed: ${(error as Error).message}`);
   }
+}
+
+/** Whether the recorded migrations are exactly the files of `dir` (anything else goes to the migrator). */
+async function upToDate(db: Kysely<any>, schema: string, table: string, dir: string): Promise<boolean> {
+  const files = (await migrationFiles(dir)).map((f) => f.replace(/\.ts$/, ""));
+  let recorded: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${sql.table(`${schema}.${table}`)}`.execute(db);
+    recorded = rows.map((r) => r.name);
+  } catch {
+    // No table yet (a new database, a new schema): the migrator makes it.
+    return false;
+  }
+  const names = new Set(recorded);
+  return recorded.length === files.length && files.every((f) => names.has(f));
 }

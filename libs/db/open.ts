@@ -1,5 +1,6 @@
 // One way to open the database: PostgreSQL through `pg` when a URL is given, else PGlite in the data directory.
 // Either way int8 comes back as a JavaScript number and the same extensions are loaded.
+import { cpSync, existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Kysely, PGliteDialect, PostgresDialect, sql } from "kysely";
 import pg from "pg";
@@ -30,6 +31,13 @@ export interface OpenOptions {
   /** A PGlite data directory dump to start from (tests copy a migrated template). */
   loadDataDir?: Blob;
   poolSize?: number;
+  /** PGlite: shared_buffers in MB (every buffer is resident once touched, and the first ones at start). Default 16. */
+  buffersMb?: number;
+  /**
+   * PGlite: a migrated data directory copied in when `dataDir` holds none yet, so a first start skips initdb
+   * (libs/db/template.ts makes it at install time). Ignored when it is missing.
+   */
+  templateDir?: string;
 }
 
 const pgliteExtensions = { pg_trgm, vector };
@@ -38,7 +46,7 @@ export const pgliteLayout = "0.5.14-pg_trgm-vector";
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
-  return openPglite(opts.dataDir, opts.loadDataDir);
+  return openPglite(opts.dataDir, opts.loadDataDir, opts.buffersMb ?? 16, opts.templateDir);
 }
 
 async function openPostgres(url: string, max: number): Promise<Database> {
@@ -60,12 +68,17 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   };
 }
 
-async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<Database> {
+async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined, buffersMb: number, templateDir: string | undefined): Promise<Database> {
   const release = dataDir ? lockDataDir(dataDir) : () => {};
   try {
+    const pgDir = dataDir ? join(dataDir, "pg") : undefined;
+    // Under the lock, so two first starts cannot both copy.
+    if (pgDir && templateDir) copyTemplate(templateDir, pgDir);
     const pglite = await PGlite.create({
-      dataDir: dataDir ? join(dataDir, "pg") : undefined,
+      dataDir: pgDir,
       loadDataDir,
+      // On the command line, so postgresql.conf stays initdb's: the buffers are the bulk of an idle process.
+      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${buffersMb}MB`],
       extensions: pgliteExtensions,
       parsers: { 20: Number },
     });
@@ -86,6 +99,17 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     release();
     throw err;
   }
+}
+
+/** Copies the template into `pgDir` when it holds no cluster yet (a copy cut short is removed and made again). */
+function copyTemplate(templateDir: string, pgDir: string): void {
+  if (existsSync(join(pgDir, "PG_VERSION")) || !existsSync(join(templateDir, "PG_VERSION"))) return;
+  rmSync(pgDir, { recursive: true, force: true });
+  const partial = `${pgDir}.copying`;
+  rmSync(partial, { recursive: true, force: true });
+  cpSync(templateDir, partial, { recursive: true });
+  // PG_VERSION appears only with the whole copy: a crash mid-copy leaves `.copying`, never a half cluster.
+  renameSync(partial, pgDir);
 }
 
 async function ensureExtension(db: Kysely<any>, name: string) {

@@ -10,6 +10,9 @@ export { matches as subjectMatches } from "./filters.ts";
 /** The log's own schema; the host migrates it before any service, whose migrations may move rows into it. */
 export const eventLogSchema = "eventlog";
 
+/** The log's migrations folder. */
+export const eventLogMigrations = join(import.meta.dir, "migrations");
+
 export function migrateEventLog(db: Kysely<any>): Promise<void> {
-  return migrateSchema(db, eventLogSchema, join(import.meta.dir, "migrations"));
+  return migrateSchema(db, eventLogSchema, eventLogMigrations);
 }

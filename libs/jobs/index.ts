@@ -15,4 +15,4 @@ export {
 export { retryDelayMs } from "./backoff.ts";
 export type { JobState, QueueCounts, QueueDepth } from "./repository.ts";
 export { QueueSet, type Claim, type EnqueueOptions, type JobStatus, type QueueSetOptions, type WakeBus } from "./worker.ts";
-export { Jobs, migrateQueue, type JobsOptions } from "./jobs.ts";
+export { Jobs, migrateQueue, queueMigrations, type JobsOptions } from "./jobs.ts";

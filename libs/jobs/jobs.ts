@@ -17,9 +17,12 @@ export interface JobsOptions {
   random?: () => number;
 }
 
+/** The queue tables' migrations folder (bound: run into each schema that keeps jobs). */
+export const queueMigrations = join(import.meta.dir, "migrations");
+
 /** Makes or brings up to date `<schema>.queue` and `<schema>.queue_groups` (recorded in `<schema>.queue_migrations`). */
 export function migrateQueue(db: Kysely<any>, schema: string): Promise<void> {
-  return migrateSchema(db, schema, join(import.meta.dir, "migrations"), { table: "queue_migrations", bound: true });
+  return migrateSchema(db, schema, queueMigrations, { table: "queue_migrations", bound: true });
 }
 
 export class Jobs {
