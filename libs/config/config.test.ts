@@ -26,7 +26,10 @@ describe("parseConfig", () => {
       xBearerToken: undefined,
       logLevel: "info",
       seedAccounts: [],
-      extractWorkers: availableParallelism(),
+      profile: "small",
+      extractWorkers: Math.min(2, availableParallelism()),
+      workerIdleMs: 30_000,
+      dbBuffersMb: 16,
       extractTimeoutMs: 15_000,
       semantic: true,
       embedTimeoutMs: 30_000,
@@ -42,6 +45,9 @@ describe("parseConfig", () => {
     ["PORT", "70000", /PORT/],
     ["TROVE_RATE_LIMIT", "0", /TROVE_RATE_LIMIT/],
     ["TROVE_EXTRACT_WORKERS", "0", /TROVE_EXTRACT_WORKERS/],
+    ["TROVE_PROFILE", "huge", /TROVE_PROFILE/],
+    ["TROVE_WORKER_IDLE_MS", "10", /TROVE_WORKER_IDLE_MS/],
+    ["TROVE_DB_BUFFERS_MB", "0", /TROVE_DB_BUFFERS_MB/],
     ["TROVE_EXTRACT_TIMEOUT_MS", "soon", /TROVE_EXTRACT_TIMEOUT_MS/],
     ["TROVE_SEMANTIC", "maybe", /TROVE_SEMANTIC/],
     ["TROVE_EMBED_TIMEOUT_MS", "0", /TROVE_EMBED_TIMEOUT_MS/],
@@ -109,6 +115,15 @@ describe("parseConfig", () => {
     expect(parseConfig({ TROVE_ADMIN_PORT: "off" }).adminPort).toBeNull();
     expect(parseConfig({ HOST: "0.0.0.0" }).adminHost).toBe("0.0.0.0");
     expect(parseConfig({ HOST: "0.0.0.0", TROVE_ADMIN_HOST: "127.0.0.1" }).adminHost).toBe("127.0.0.1");
+  });
+
+  test("TROVE_PROFILE=large sizes for a big machine; each setting still wins over its profile", () => {
+    expect(parseConfig({ TROVE_PROFILE: "large" })).toMatchObject({ profile: "large", extractWorkers: availableParallelism(), workerIdleMs: 600_000, dbBuffersMb: 128 });
+    expect(parseConfig({ TROVE_PROFILE: "large", TROVE_DB_BUFFERS_MB: "64", TROVE_EXTRACT_WORKERS: "3", TROVE_WORKER_IDLE_MS: "5000" })).toMatchObject({
+      extractWorkers: 3,
+      workerIdleMs: 5_000,
+      dbBuffersMb: 64,
+    });
   });
 
   test("TROVE_SEMANTIC switches semantic search on (default) or off", () => {

@@ -5,6 +5,18 @@ import ipaddr from "ipaddr.js";
 
 export type LimitScope = "lifetime" | "billing_cycle";
 
+export type Profile = "small" | "large";
+
+/**
+ * What each profile sizes. `small` fits a 1 GB machine beside other programs: few threads that stop when idle,
+ * small database buffers. `large` spends memory for throughput: a worker per core kept warm, PostgreSQL's default
+ * buffers. Each setting can still be set on its own.
+ */
+export const profiles: Record<Profile, { extractWorkers: number; workerIdleMs: number; dbBuffersMb: number }> = {
+  small: { extractWorkers: Math.min(2, availableParallelism()), workerIdleMs: 30_000, dbBuffersMb: 16 },
+  large: { extractWorkers: availableParallelism(), workerIdleMs: 10 * 60_000, dbBuffersMb: 128 },
+};
+
 export interface SeedAccount {
   email: string;
   apiKey: string;
@@ -41,8 +53,14 @@ export interface Config {
   validateResponses: boolean;
   /** How long a save waits for fetch and extraction before answering `background: true`. */
   ingestWaitMs: number;
+  /** Sizes for the machine (TROVE_PROFILE): `small` (the default) or `large`; the settings below follow it. */
+  profile: Profile;
   /** Worker threads for CPU-heavy work (page extraction): tasks that run at once. */
   extractWorkers: number;
+  /** How long a worker thread may sit idle before it stops and gives its memory back (TROVE_WORKER_IDLE_MS). */
+  workerIdleMs: number;
+  /** The embedded database's shared buffers in MB (TROVE_DB_BUFFERS_MB; PGlite only). */
+  dbBuffersMb: number;
   /** How long one page's extraction may run in its worker before it is stopped (`extract_timeout`). */
   extractTimeoutMs: number;
   /** Semantic and hybrid search (TROVE_SEMANTIC on|off): off, nothing is embedded and mode=semantic answers 503. */
@@ -316,6 +334,9 @@ export function parseConfig(env: Env): Config {
   if (!/^[A-Za-z0-9_-]+$/.test(busPrefix)) throw new ConfigError("TROVE_BUS_PREFIX", "must be letters, digits, _ or -");
   const natsUrl = url(env, "NATS_URL", ["nats:", "tls:", "ws:", "wss:"]);
   const host = str(env, "HOST", "127.0.0.1");
+  const profile = str(env, "TROVE_PROFILE", "small");
+  if (profile !== "small" && profile !== "large") throw new ConfigError("TROVE_PROFILE", `must be small or large, got "${profile}"`);
+  const sized = profiles[profile];
   return {
     port: int(env, "PORT", 8080, 0, 65535),
     host,
@@ -334,7 +355,10 @@ export function parseConfig(env: Env): Config {
     signInLimit: int(env, "TROVE_SIGN_IN_LIMIT", 10, 1, 1_000_000),
     signInAccountLimit: int(env, "TROVE_SIGN_IN_ACCOUNT_LIMIT", 10, 1, 1_000_000),
     ingestWaitMs: int(env, "TROVE_INGEST_WAIT_MS", 8_000, 0, 60_000),
-    extractWorkers: int(env, "TROVE_EXTRACT_WORKERS", availableParallelism(), 1, 256),
+    profile,
+    extractWorkers: int(env, "TROVE_EXTRACT_WORKERS", sized.extractWorkers, 1, 256),
+    workerIdleMs: int(env, "TROVE_WORKER_IDLE_MS", sized.workerIdleMs, 1_000, 24 * 3_600_000),
+    dbBuffersMb: int(env, "TROVE_DB_BUFFERS_MB", sized.dbBuffersMb, 1, 65_536),
     extractTimeoutMs: int(env, "TROVE_EXTRACT_TIMEOUT_MS", 15_000, 1, 600_000),
     semantic: onOff(env, "TROVE_SEMANTIC", true),
     embedTimeoutMs: int(env, "TROVE_EMBED_TIMEOUT_MS", 30_000, 1, 600_000),

@@ -3,11 +3,11 @@
 // SIGTERM/SIGINT.
 import { ConfigError, config as loadConfig, type Config } from "@trove/config";
 import { openBus, type Bus } from "@trove/bus";
-import { migrateSchema, openDatabase, startMaintenance, type Database } from "@trove/db";
-import { Jobs, migrateQueue, type QueueCounts } from "@trove/jobs";
+import { migrateSchema, migrationFiles, openDatabase, startMaintenance, usableTemplate, type Database } from "@trove/db";
+import { Jobs, migrateQueue, queueMigrations, type QueueCounts } from "@trove/jobs";
 import { createLogger, flushLogs, type Logger } from "@trove/log";
 import { openBlobs } from "@trove/blobs";
-import { EventLog, migrateEventLog } from "@trove/eventlog";
+import { EventLog, eventLogMigrations, eventLogSchema, migrateEventLog } from "@trove/eventlog";
 import type { Resolver } from "@trove/webfetch";
 import { WorkerPool } from "@trove/workers";
 import { startAdminServer, type AdminServer } from "./admin.ts";
@@ -70,13 +70,20 @@ export async function startHost(modules: ServiceModule[], opts: StartOptions): P
 async function startParts(modules: ServiceModule[], opts: StartOptions, log: Logger, readiness: Readiness, admin: AdminServer | undefined): Promise<Host> {
   const { config } = opts;
   const deployment = modules.length > 1 && !config.natsUrl ? "embedded" : "distributed";
-  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const database = opts.database ?? (await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    buffersMb: config.dbBuffersMb,
+    // A new embedded data directory starts as a copy of the install-time template (no initdb at run time).
+    templateDir: config.databaseUrl ? undefined : usableTemplate(await migrationNames(modules)),
+  }));
   const bus =
     opts.bus ??
     (await openBus({ natsUrl: config.natsUrl, prefix: config.busPrefix, log, name: modules.map((m) => m.name).join(","), access: config.natsAccess }));
   const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir, access: config.natsAccess });
   // Threads start on first use, so a process whose services never run a task starts none.
-  const workers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: config.extractWorkers, log });
+  // An idle thread stops after workerIdleMs, so the memory of a burst (a parsed page, the embedding model) goes back.
+  const workers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: config.extractWorkers, idleMs: config.workerIdleMs, log });
   // PGlite's data-directory lock makes this the database's only process.
   const events = new EventLog({ db: database.db, bus, log: log.child({ component: "eventlog" }), soleProcess: database.kind === "pglite" });
   const jobs = new Jobs({ db: database.db, bus, log: log.child({ component: "jobs" }), leaseMs: config.jobLeaseMs });
@@ -162,6 +169,18 @@ export async function migrateModules(modules: ServiceModule[], database: Databas
     if (m.schema.queue) await migrateQueue(database.db, m.schema.name);
     await migrateSchema(database.db, m.schema.name, m.schema.migrations);
   }
+}
+
+/** Every migration `migrateModules` runs, named `<schema>/<file>` (queue tables: `<schema>/queue/<file>`). */
+export async function migrationNames(modules: ServiceModule[]): Promise<string[]> {
+  const names = (await migrationFiles(eventLogMigrations)).map((f) => `${eventLogSchema}/${f}`);
+  const queue = await migrationFiles(queueMigrations);
+  for (const m of modules) {
+    if (!m.schema) continue;
+    if (m.schema.queue) names.push(...queue.map((f) => `${m.schema!.name}/queue/${f}`));
+    names.push(...(await migrationFiles(m.schema.migrations)).map((f) => `${m.schema!.name}/${f}`));
+  }
+  return names;
 }
 
 /** A service's jobs for its health reply; none when the database cannot say (the reply's `database` tells why). */

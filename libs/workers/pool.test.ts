@@ -14,8 +14,8 @@ import { ACTIVE, GATE, MAX } from "./test/tasks.ts";
 const script = new URL("./test/tasks.ts", import.meta.url);
 const pools: WorkerPool[] = [];
 
-function pool(size: number, maxQueue?: number): WorkerPool {
-  const p = new WorkerPool({ script, size, maxQueue });
+function pool(size: number, maxQueue?: number, idleMs?: number): WorkerPool {
+  const p = new WorkerPool({ script, size, maxQueue, idleMs });
   pools.push(p);
   return p;
 }
@@ -53,6 +53,32 @@ describe("WorkerPool", () => {
     expect(await Promise.all([1, 2, 3, 4, 5].map((n) => p.run<number>("double", n)))).toEqual([2, 4, 6, 8, 10]);
     expect(p.stats()).toMatchObject({ size: 2, running: 0, queued: 0 });
     expect(p.stats().workers).toBeLessThanOrEqual(2);
+  });
+
+  test("with idleMs, an idle worker stops and gives its thread back; the next task starts a fresh one", async () => {
+    const p = pool(1, undefined, 50);
+    expect(await p.run<number>("count", null)).toBe(1);
+    await until(() => p.stats().workers === 0);
+    // A new thread: what the last one held (here its counter; in Trove a parsed page, the embedding model) is gone.
+    expect(await p.run<number>("count", null)).toBe(1);
+  });
+
+  test("with idleMs, a worker busy for longer than that is not stopped", async () => {
+    const p = pool(1, undefined, 20);
+    const hold = holdState();
+    const held = p.run<number>("hold", hold.shared);
+    await until(() => hold.active() === 1);
+    await Bun.sleep(200);
+    expect(p.stats()).toMatchObject({ workers: 1, running: 1 });
+    hold.open();
+    expect(await held).toBe(1);
+  });
+
+  test("without idleMs, workers stay for the next task", async () => {
+    const p = pool(1);
+    expect(await p.run<number>("count", null)).toBe(1);
+    expect(await p.run<number>("count", null)).toBe(2);
+    expect(p.stats().workers).toBe(1);
   });
 
   test("never runs more tasks at once than its size; the rest wait their turn", async () => {

@@ -1,7 +1,8 @@
 // A pool of Bun worker threads for CPU-heavy work (page extraction now; embeddings and summaries later), so the
 // event loop only routes. At most `size` tasks run at once, one per worker; at most `maxQueue` wait. A task past
 // its deadline has its worker terminated (the only way to stop synchronous code) and replaced; a worker that
-// dies is replaced too. Workers start when work arrives, so a process that never runs a task starts none.
+// dies is replaced too. Workers start when work arrives, so a process that never runs a task starts none, and with
+// `idleMs` a worker that has had no task for that long stops, giving back what its tasks left loaded.
 import type { Logger } from "@trove/log";
 import {
   PoolBusyError,
@@ -19,6 +20,8 @@ export interface PoolOptions {
   size: number;
   /** Tasks that may wait for a worker; one more is refused at once with PoolBusyError. Default 64 per worker. */
   maxQueue?: number;
+  /** Milliseconds a worker may wait for a task before it is stopped; unset, workers live as long as the pool. */
+  idleMs?: number;
   /** Where worker replacements are reported. */
   log?: Logger;
 }
@@ -52,6 +55,8 @@ interface Slot {
   ready: boolean;
   job: Job | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** Set while the worker is ready and has no task: it stops when this fires. */
+  idleTimer: ReturnType<typeof setTimeout> | undefined;
   closed: Promise<void>;
 }
 
@@ -60,6 +65,7 @@ export class WorkerPool {
   private readonly maxQueue: number;
   private readonly script: string;
   private readonly log: Logger | undefined;
+  private readonly idleMs: number | undefined;
   private readonly slots = new Set<Slot>();
   private readonly queue: Job[] = [];
   private nextId = 1;
@@ -71,6 +77,7 @@ export class WorkerPool {
     this.maxQueue = opts.maxQueue ?? 64 * opts.size;
     this.script = opts.script instanceof URL ? opts.script.href : opts.script;
     this.log = opts.log;
+    this.idleMs = opts.idleMs;
   }
 
   /** Runs the named task on a worker thread; rejects with a WorkerPoolError subclass when it cannot finish. */
@@ -127,7 +134,7 @@ export class WorkerPool {
       return;
     }
     let onClose!: () => void;
-    const slot: Slot = { worker, ready: false, job, timer: undefined, closed: new Promise<void>((r) => (onClose = r)) };
+    const slot: Slot = { worker, ready: false, job, timer: undefined, idleTimer: undefined, closed: new Promise<void>((r) => (onClose = r)) };
     this.slots.add(slot);
     worker.addEventListener("message", (event: MessageEvent<WorkerMessage>) => this.onMessage(slot, event.data));
     worker.addEventListener("error", (event: ErrorEvent) => {
@@ -143,6 +150,8 @@ export class WorkerPool {
 
   // Gives `job` to `slot`; it is sent now if the worker is ready, else when it is.
   private start(slot: Slot, job: Job): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
     slot.job = job;
     if (slot.ready) this.send(slot);
   }
@@ -171,6 +180,13 @@ export class WorkerPool {
     slot.timer = undefined;
     slot.job = undefined;
     slot.worker.unref();
+    if (this.idleMs !== undefined) {
+      clearTimeout(slot.idleTimer);
+      slot.idleTimer = setTimeout(() => {
+        if (this.slots.has(slot) && !slot.job) this.discard(slot);
+      }, this.idleMs);
+      slot.idleTimer.unref?.();
+    }
   }
 
   private onMessage(slot: Slot, msg: WorkerMessage): void {
@@ -217,6 +233,7 @@ export class WorkerPool {
   private discard(slot: Slot): void {
     this.slots.delete(slot);
     clearTimeout(slot.timer);
+    clearTimeout(slot.idleTimer);
     slot.timer = undefined;
     slot.job = undefined;
     slot.worker.terminate();

@@ -11,7 +11,11 @@ class CodedError extends Error {
   readonly attempt = 3;
 }
 
+/** Tasks this thread has run: a fresh thread starts at 0 (the state a stopped worker gave back). */
+let runs = 0;
+
 serveTasks({
+  count: () => ++runs,
   echo: (input: unknown) => input,
   double: async (n: number) => n * 2,
   // Counts itself active, records the highest count seen, and blocks until the test opens the gate.
