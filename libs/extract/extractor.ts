@@ -4,7 +4,7 @@
 import { extractionDuration, secondsSince } from "@trove/metrics";
 import { PoolBusyError, TaskFailedError, WorkerTimeoutError, type WorkerPool } from "@trove/workers";
 import { ExtractError, isExtractErrorReason } from "./error.ts";
-import { extractTaskName, type ExtractTaskInput } from "./task.ts";
+import { extractTaskName, type ExtractTaskInput } from "./task-input.ts";
 import type { ExtractOptions, Extraction } from "./types.ts";
 
 export interface Extractor {

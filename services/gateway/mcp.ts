@@ -3,10 +3,19 @@
 // call. The request went through the gateway's bearer auth and rate limit like any REST call; each tool then calls
 // the REST API through the gateway's own handler with the caller's Authorization header, so the key's
 // permissions, scope and quotas apply unchanged. Those inner calls are not counted again against the rate limit.
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AppError } from "@trove/errors";
-import { createTroveMcpServer, TroveApi } from "@trove/mcp";
 import type { Caller } from "@trove/contracts";
+
+// The MCP SDK and Trove's tools are imported on the first /mcp call: tens of MB of a small machine's memory that a
+// library nobody's agent calls never needs.
+const loadMcp = async () => {
+  const [{ WebStandardStreamableHTTPServerTransport }, { createTroveMcpServer, TroveApi }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("@trove/mcp"),
+  ]);
+  return { WebStandardStreamableHTTPServerTransport, createTroveMcpServer, TroveApi };
+};
+let mcpModules: ReturnType<typeof loadMcp> | undefined;
 
 export const mcpPath = "/mcp";
 
@@ -24,6 +33,7 @@ export function mcpHandler(deps: McpDeps) {
     if (!ctx.caller || !authorization) {
       throw new AppError("unauthorized", authorization ? "the API key is invalid or revoked" : "send Authorization: Bearer <API key>");
     }
+    const { WebStandardStreamableHTTPServerTransport, createTroveMcpServer, TroveApi } = await (mcpModules ??= loadMcp());
     const api = new TroveApi(new URL(request.url).origin, authorization, (inner) => {
       deps.internal.add(inner);
       return deps.handle(inner);

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { AppError } from "@trove/errors";
 import { nowSeconds, type UnitOfWork } from "@trove/db";
-import { ExtractError, type ExtractErrorReason, type Extraction, type Extractor } from "@trove/extract";
+import { ExtractError, type ExtractErrorReason, type Extraction, type Extractor } from "@trove/extract/pooled.ts";
 import type { Logger } from "@trove/log";
 import { FetchError, checkTarget, fetchPage, urlRefusal, type Resolver } from "@trove/webfetch";
 import { itemEvent, scopeOf } from "./events.ts";

@@ -14,7 +14,7 @@ import {
   type ItemEventMessage,
 } from "@trove/contracts";
 import { AppError } from "@trove/errors";
-import { poolExtractor } from "@trove/extract";
+import { poolExtractor } from "@trove/extract/pooled.ts";
 import { PostgresSearchEngine, startSemanticIndex } from "@trove/search";
 import { readCaller, serveOperations, type ServiceModule } from "@trove/host";
 import { ContentCapture } from "./capture.ts";
