@@ -251,6 +251,8 @@ export function busContract(name: string, open: () => Promise<Bus>, openPeer: (b
       const stopping = await open();
       const other = await openPeer(stopping);
       const sub = stopping.serve("stop-serving", () => ({ answered: "here" }));
+      // The subscription reaches the server before the other connection asks (on NATS they are two connections).
+      await stopping.healthy();
       try {
         expect(await other.request("stop-serving", {})).toEqual({ answered: "here" });
         await stopping.stopServing();
