@@ -20,7 +20,7 @@
 // section of docs/benchmarks.md (BENCH_NO_WRITE=1: not). Needs PostgreSQL, NATS and the shared corpus.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Subprocess } from "bun";
-import { dropNatsNamespace } from "@trove/bus";
+import { dropNatsNamespace } from "@trove/bus/nats.ts";
 import { openDatabase } from "@trove/db";
 import { aliceKey, type Backing, backingServices, dropScratchDatabase, waitForHealth } from "@trove/testing";
 import { call } from "./api.ts";

@@ -12,7 +12,7 @@
 // Sizes: embedded BENCH_EMBEDDED_ITEMS (10,000); distributed BENCH_ITEMS (10,000 then 100,000).
 // Writes the `## Search` section of docs/benchmarks.md. Needs PostgreSQL, NATS and the shared corpus.
 import { join } from "node:path";
-import { dropNatsNamespace } from "@trove/bus";
+import { dropNatsNamespace } from "@trove/bus/nats.ts";
 import { openDatabase } from "@trove/db";
 import { itemsSearchIndex } from "@trove/items";
 import { type Backing, backingServices, dropScratchDatabase } from "@trove/testing";

@@ -14,7 +14,7 @@
 // Writes the `## Semantic search` section of docs/benchmarks.md. Needs PostgreSQL, NATS and the shared corpus.
 import { readFileSync } from "node:fs";
 import { poolEmbedder } from "../libs/embed/index.ts";
-import { dropNatsNamespace } from "@trove/bus";
+import { dropNatsNamespace } from "@trove/bus/nats.ts";
 import { openDatabase } from "@trove/db";
 import { aliceKey, type Backing, backingServices, dropScratchDatabase } from "@trove/testing";
 import { WorkerPool } from "../libs/workers/index.ts";

@@ -4,7 +4,7 @@
 // (`/items/:id`) and the 50 newest rows of an account (`/items?account=&content=1`), nothing else: the ceiling of
 // the embedded deployment.
 import { Elysia } from "elysia";
-import { NatsBus } from "@trove/bus";
+import { NatsBus } from "@trove/bus/nats.ts";
 import { openDatabase } from "@trove/db";
 import { createLogger } from "@trove/log";
 import { query } from "./sql.ts";

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "bun:test";
-import { dropNatsNamespace } from "@trove/bus";
+import { dropNatsNamespace } from "@trove/bus/nats.ts";
 import { FileBlobStore, openBlobs, type BlobStore } from "./index.ts";
 
 /** `n` chunks of `size` bytes with a pattern, so a reordered or lost chunk shows. */

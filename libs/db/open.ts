@@ -3,15 +3,12 @@
 import { cpSync, existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Kysely, PGliteDialect, PostgresDialect, sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { lockDataDir } from "./lock.ts";
 import { preparingPool } from "./prepared.ts";
-
-// Counts and millisecond timestamps fit a double exactly; strings for them would leak into every caller.
-pg.types.setTypeParser(20, Number);
 
 export interface Database {
   db: Kysely<any>;
@@ -50,7 +47,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 }
 
 async function openPostgres(url: string, max: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max });
+  // Imported here: the embedded process never loads the PostgreSQL client.
+  const { default: pgClient } = await import("pg");
+  // Counts and millisecond timestamps fit a double exactly; strings for them would leak into every caller.
+  pgClient.types.setTypeParser(20, Number);
+  const pool = new pgClient.Pool({ connectionString: url, max });
   // An idle client's network error must not crash the process; the pool replaces the client.
   pool.on("error", () => {});
   // Nor may a checked-out client's: a connection cut between two statements (pg_terminate_backend, a failover) is

@@ -2,7 +2,7 @@
 // page through one stream by account, and consumers keep a durable position: on NATS a JetStream durable, fed by
 // the relay that publishes the log to JetStream; in process a row of eventlog.consumers, read from the table
 // itself (nothing is published to the in-process bus). The host owns start and stop.
-import { NatsBus, type Bus, type Subscription } from "@trove/bus";
+import type { Bus, NatsBus, Subscription } from "@trove/bus";
 import { newId, type UnitOfWork } from "@trove/db";
 import type { Logger } from "@trove/log";
 import { sql, type Kysely } from "kysely";
@@ -57,12 +57,12 @@ export class EventLog implements Events {
   private state: "new" | "started" | "stopping" = "new";
 
   constructor(private readonly opts: EventLogOptions) {
-    this.relay = opts.bus instanceof NatsBus ? new Relay(opts.db, opts.bus, opts.log.child({ component: "event-relay" })) : undefined;
+    this.relay = opts.bus.kind === "nats" ? new Relay(opts.db, opts.bus as NatsBus, opts.log.child({ component: "event-relay" })) : undefined;
   }
 
   /** True when consumers are JetStream durables (the relay's publish is how events reach them). */
   private get onJetStream(): boolean {
-    return this.opts.bus instanceof NatsBus;
+    return this.opts.bus.kind === "nats";
   }
 
   async record(uow: UnitOfWork, event: EventInput): Promise<string> {
@@ -245,8 +245,8 @@ export class EventLog implements Events {
   private async run(c: Consumer): Promise<void> {
     const log = this.opts.log.child({ consumer: c.opts.name });
     const { name, filter, batch, ackWaitMs, retryDelaysMs } = c.opts;
-    if (this.opts.bus instanceof NatsBus) {
-      c.running = await readJetStream(this.opts.bus, { name, filter, batch, ackWaitMs, retryDelaysMs, log }, c.handler);
+    if (this.opts.bus.kind === "nats") {
+      c.running = await readJetStream(this.opts.bus as NatsBus, { name, filter, batch, ackWaitMs, retryDelaysMs, log }, c.handler);
       return;
     }
     const reader = new LogReader(

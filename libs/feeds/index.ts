@@ -1,3 +1,3 @@
-// @trove/feeds: RSS, RDF, Atom and JSON feeds to one bounded shape (feedsmith underneath), and the worker task.
-export { parseFeedText, feedLimits, FeedParseError, escapeHtml, textAsHtml, cap as capText, type Feed, type FeedEntry } from "./normalise.ts";
-export { feedParseTask, feedParseTaskName } from "./task.ts";
+// @trove/feeds: RSS, RDF, Atom and JSON feeds to one bounded shape. What the main thread imports: the shape and the
+// text helpers. The parser (normalise.ts, feedsmith underneath) and its task (task.ts) load in worker threads only.
+export { feedLimits, FeedParseError, feedParseTaskName, escapeHtml, textAsHtml, cap as capText, type Feed, type FeedEntry } from "./shape.ts";

@@ -1,6 +1,7 @@
 // parseFeedText on documents written here: JSON Feed, entries without guid or link, hostile links, and the bounds.
 import { describe, expect, test } from "bun:test";
-import { FeedParseError, feedLimits, parseFeedText } from "./index.ts";
+import { FeedParseError, feedLimits } from "./index.ts";
+import { parseFeedText } from "./normalise.ts";
 
 describe("parseFeedText", () => {
   test("JSON Feed: items with content, dates and authors", () => {

@@ -1,33 +1,7 @@
 // A parsed feed of any format (RSS 0.9x/2.0, RDF/RSS 1.0, Atom, JSON Feed, YouTube's Atom) as one bounded shape.
 // Feeds come from anywhere: every field is capped and every entry gets a key, so the poller never trusts sizes.
 import { parseFeed } from "feedsmith";
-
-export interface FeedEntry {
-  /** What makes the entry the same on the next poll: guid/id, else link, else a hash of title and date. */
-  key: string;
-  url: string | null;
-  title: string;
-  /** The entry's content (or summary), HTML as the feed gave it. */
-  html: string;
-  author: string | null;
-  /** Unix seconds, or null when the feed gave no (readable) date. */
-  publishedAt: number | null;
-  imageUrl: string | null;
-}
-
-export interface Feed {
-  format: "rss" | "atom" | "rdf" | "json";
-  title: string;
-  siteUrl: string | null;
-  entries: FeedEntry[];
-}
-
-/** Bounds: entries kept per feed (the first, newest in feed order) and field sizes in characters. */
-export const feedLimits = { entries: 5_000, key: 1_000, url: 4_096, title: 1_000, html: 500_000, author: 200 };
-
-export class FeedParseError extends Error {
-  override name = "FeedParseError";
-}
+import { cap, FeedParseError, feedLimits, textAsHtml, type Feed, type FeedEntry } from "./shape.ts";
 
 // feedsmith's shapes differ per format; only the few fields read here are touched, each checked.
 type Loose = Record<string, any>;
@@ -144,23 +118,4 @@ function seconds(date: string | null): number | null {
   if (date === null) return null;
   const ms = Date.parse(date);
   return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
-}
-
-const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
-export const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => escapes[c]!);
-
-/** Plain text as paragraphs of HTML (YouTube descriptions, JSON Feed's content_text). */
-export function textAsHtml(text: string | null): string {
-  if (!text) return "";
-  return text
-    .split(/\n{2,}/)
-    .map((p) => `<p>${escapeHtml(p).replace(/\n/g, "<br>")}</p>`)
-    .join("");
-}
-
-/** At most n characters, never splitting a surrogate pair. */
-export function cap(s: string, n: number): string {
-  if (s.length <= n) return s;
-  const cut = s.slice(0, n);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }

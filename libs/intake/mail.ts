@@ -2,6 +2,7 @@
 // from. Attachments are read by the parser and dropped with the message.
 import { textAsHtml } from "@trove/feeds";
 import { simpleParser, type AddressObject } from "mailparser";
+import { sha256 } from "./hash.ts";
 import { findConfirmation, newsletterLinks, viewOnlineLink, type FoundConfirmation } from "./newsletter.ts";
 
 export interface Letter {
@@ -43,8 +44,6 @@ export async function readMail(raw: Uint8Array, envelopeFrom: string): Promise<L
     confirmation: findConfirmation(mail.subject ?? "", mail.text ?? "", html, links.confirm),
   };
 }
-
-export const sha256 = (data: string | Uint8Array) => new Bun.CryptoHasher("sha256").update(data).digest("hex");
 
 function firstAddress(from: AddressObject | undefined): string | null {
   return from?.value.find((v) => v.address)?.address ?? null;

@@ -2,7 +2,7 @@
 // Backing services come from DATABASE_URL/NATS_URL, else from Docker through testcontainers, else the suite is skipped.
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { dropNatsNamespace } from "@trove/bus";
+import { dropNatsNamespace } from "@trove/bus/nats.ts";
 import { freePort } from "@trove/cluster";
 import { createScratchDatabase, dropScratchDatabase } from "./postgres.ts";
 import { testStackDefaults } from "./stack.ts";

@@ -7,7 +7,6 @@ import type { Bus } from "@trove/bus";
 import { newId, nextTurn, nowSeconds } from "@trove/db";
 import { callerHeaders } from "@trove/host";
 import type { JobContext, QueueSet } from "@trove/jobs";
-import { exportWriter } from "@trove/portability";
 import { pageRequest, type ExportFormat } from "./exports.service.ts";
 import type { ExportParams } from "./job-view.ts";
 import type { JobsRepository } from "./jobs.repository.ts";
@@ -35,6 +34,8 @@ export class ExportRunner {
     // One key per run: a replica that lost the job (too slow to renew its lease) and cleans up after itself never
     // removes the file of the replica that took the job over.
     const key = `export-${job.id}-${ctx.job.attempt}-${newId().slice(-12)}`;
+    // Imported here: the writers (archiver, yaml) load on the first export, not in every process that starts.
+    const { exportWriter } = await import("@trove/portability/export/formats.ts");
     const writer = exportWriter(job.format as ExportFormat, { includeContent: params.includeContent, includeNotes: params.includeNotes, exportedAt: nowSeconds() });
     let size = 0;
     const stored = this.blobs.putStream(key, counted(writer.output, (n) => (size += n)));

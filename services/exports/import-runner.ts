@@ -17,7 +17,7 @@ import type { Bus } from "@trove/bus";
 import { nextTurn, nowSeconds } from "@trove/db";
 import { callerHeaders } from "@trove/host";
 import { failNow, type JobContext, type QueueSet } from "@trove/jobs";
-import { importParseTaskName } from "@trove/portability";
+import { importParseTaskName } from "@trove/portability/import/task-input.ts";
 import { TaskFailedError, WorkerTimeoutError, type WorkerPool } from "@trove/workers";
 import type { FetchesRepository } from "./fetches.repository.ts";
 import type { ImportProgress, JobRow, JobsRepository } from "./jobs.repository.ts";

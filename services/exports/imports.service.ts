@@ -6,7 +6,6 @@ import type { Kysely } from "kysely";
 import { newId, nowSeconds } from "@trove/db";
 import { AppError, notFound } from "@trove/errors";
 import type { QueueSet } from "@trove/jobs";
-import { detectFormat } from "@trove/portability";
 import type { FetchesRepository } from "./fetches.repository.ts";
 import { importView } from "./job-view.ts";
 import type { JobsRepository } from "./jobs.repository.ts";
@@ -38,7 +37,7 @@ export class ImportsService {
     const bytes = new Uint8Array(Buffer.from(text, "base64"));
     if (bytes.byteLength === 0) throw new AppError("validation_failed", "the file is empty", { fields: { file: "empty" } });
     const fileName = clean(body.fileName ?? query.fileName);
-    const format = body.format ?? query.format ?? detectFormat(bytes, fileName ?? undefined);
+    const format = body.format ?? query.format ?? (await detect())(bytes, fileName ?? undefined);
     if (!format) {
       throw new AppError("validation_failed", "the file's format could not be recognised; name it in `format`", {
         fields: { format: `one of ${importFormats.join(", ")}` },
@@ -89,3 +88,6 @@ function clean(name: string | undefined): string | null {
   const base = name.toWellFormed().replace(/\0/g, "").split(/[\\/]/).at(-1)!.trim();
   return base === "" ? null : base.slice(0, 255);
 }
+
+/** The format sniffer, imported on the first import that needs it (it reads ZIPs and YAML). */
+const detect = async () => (await import("@trove/portability/import/detect.ts")).detectFormat;

@@ -2,13 +2,13 @@
 // frontmatter each, in a ZIP. The ZIP is written into the blob store as archiver produces it, a bounded batch of
 // notes at a time, and the reply names the blob: the gateway streams it to the client and removes it once sent.
 // Memory stays bounded by one batch of bodies (plus archiver's small buffers), whatever the number of notes.
-import { ZipArchive } from "archiver";
 import type { BlobStore } from "@trove/blobs";
 import type { BlobReply, Caller } from "@trove/contracts";
 import { newId } from "@trove/db";
 import { AppError } from "@trove/errors";
 import type { Logger } from "@trove/log";
-import { slugFileName, ZipWriter } from "@trove/portability";
+// The file-name helper alone: the ZIP writer and archiver load on the first export (loadZip).
+import { slugFileName } from "@trove/portability/export/file-name.ts";
 import type { ExportRepository } from "./export.repository.ts";
 import { markdownDocument } from "./frontmatter.ts";
 import type { NoteRow } from "./notes.repository.ts";
@@ -40,6 +40,7 @@ export class ExportService {
     const started = Date.now();
     void this.sweep();
     const key = `${blobPrefix}${started}-${newId()}`;
+    const { ZipArchive, ZipWriter } = await loadZip();
     const archive = new ZipArchive({ zlib: { level: 6 } });
     const zip = new ZipWriter(archive);
     const stored = this.blobs.putStream(key, archive);
@@ -51,7 +52,7 @@ export class ExportService {
         if (page.length === 0) break;
         after = page.at(-1)!.id;
         for (const ids of batches(page)) {
-          for (const note of await this.repo.withBodies(caller.accountId, ids)) zip.add(fileName(note), document(note), new Date(note.updated_at * 1000));
+          for (const note of await this.repo.withBodies(caller.accountId, ids)) zip.add(fileName(note), await document(note), new Date(note.updated_at * 1000));
           // Nothing more is read until archiver has compressed this batch and the store has taken it.
           await zip.drained();
         }
@@ -119,3 +120,9 @@ const document = (n: NoteRow & { body: string }) => markdownDocument({ ...manife
 /** `<slug of the title>-<id>.md`, archived notes under `archived/` (see `slugFileName`). */
 export const fileName = (n: Pick<NoteRow, "id" | "title" | "archived_at">): string =>
   slugFileName(n.title, n.id, { folder: n.archived_at !== null ? "archived" : undefined, fallback: "note", ext: "md" });
+
+/** archiver and the ZIP writer, imported on the first export: a process that never exports never holds them. */
+const loadZip = async () => {
+  const [{ ZipArchive }, { ZipWriter }] = await Promise.all([import("archiver"), import("@trove/portability/export/zip-writer.ts")]);
+  return { ZipArchive, ZipWriter };
+};

@@ -1,6 +1,5 @@
 // A note as one Markdown document: YAML frontmatter (its identity, revision, times and metadata) then the body.
 // Used by GET /api/notes/:id with Accept: text/markdown and by the notes export, so both read the same.
-import { stringify } from "yaml";
 
 export interface FrontmatterNote {
   id: string;
@@ -21,7 +20,9 @@ export interface FrontmatterNote {
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 /** The frontmatter block, `---` lines included. Times are ISO 8601 (UTC); empty fields are left out. */
-export function frontmatter(n: FrontmatterNote): string {
+export async function frontmatter(n: FrontmatterNote): Promise<string> {
+  // Imported on the first use: a process that never writes a note as Markdown never loads the YAML library.
+  const { stringify } = await import("yaml");
   const data: Record<string, unknown> = { id: n.id, title: n.title, revision: n.currentRevision, created: iso(n.createdAt), updated: iso(n.updatedAt) };
   if (n.archivedAt !== null) Object.assign(data, { archived: true, archivedAt: iso(n.archivedAt) });
   if (n.kind !== null) data.kind = n.kind;
@@ -34,4 +35,4 @@ export function frontmatter(n: FrontmatterNote): string {
   return `---\n${stringify(data, { lineWidth: 0 })}---\n`;
 }
 
-export const markdownDocument = (n: FrontmatterNote, body: string): string => `${frontmatter(n)}\n${body}`;
+export const markdownDocument = async (n: FrontmatterNote, body: string): Promise<string> => `${await frontmatter(n)}\n${body}`;

@@ -274,7 +274,7 @@ export class NotesService {
     const dto = { ...manifestOf(note), bodyMarkdown: note.body ?? "", properties: note.properties, itemLinks: await this.links.forNote(caller.accountId, note.id) };
     if (accept === "text/markdown") {
       const reply: RawReply = {
-        body: markdownDocument(dto, dto.bodyMarkdown),
+        body: await markdownDocument(dto, dto.bodyMarkdown),
         encoding: "utf8",
         contentType: "text/markdown; charset=utf-8",
         headers: { "x-note-revision": String(note.current_revision) },

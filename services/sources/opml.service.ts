@@ -1,6 +1,5 @@
 // OPML in and out: following the feeds of another reader's export (folders become default tags; feeds already
 // followed are reported, not followed twice), and this account's feeds as an OPML 2.0 file other readers import.
-import { generateOpml, parseOpml } from "feedsmith";
 import { opmlLimits, type Caller, type RawReply } from "@trove/contracts";
 import { AppError } from "@trove/errors";
 import { maskUrl, sourceOf } from "./source-view.ts";
@@ -34,7 +33,7 @@ export class OpmlService {
 
   async import(caller: Caller, body: { opml: string; defaultTags?: string[] }) {
     const extraTags = body.defaultTags ?? [];
-    const feeds = feedsOf(body.opml);
+    const feeds = await feedsOf(body.opml);
     const created: { source: ReturnType<typeof sourceOf>; tags: string[] }[] = [];
     const existing: { sourceId: string; feedUrl: string; title: string }[] = [];
     const invalid: { title: string; feedUrl: string; error: string }[] = [];
@@ -81,7 +80,7 @@ export class OpmlService {
     ];
     const head = { title: "Trove sources", dateCreated: new Date() };
     // feedsmith refuses a body without outlines; an account without feeds still gets a document readers open.
-    const xml = outlines.length > 0 ? String(generateOpml({ head, body: { outlines } })) : emptyOpml(head);
+    const xml = outlines.length > 0 ? String((await feedsmith()).generateOpml({ head, body: { outlines } })) : emptyOpml(head);
     return {
       body: xml,
       encoding: "utf8",
@@ -120,7 +119,8 @@ function emptyOpml(head: { title: string; dateCreated: Date }): string {
  * they sit in and the last segment of each path in their category attribute ("/Tech/Rust,News" -> Rust, News).
  * Not OPML, or more than opmlLimits.maxFeeds feeds: 400.
  */
-export function feedsOf(text: string): OpmlFeed[] {
+export async function feedsOf(text: string): Promise<OpmlFeed[]> {
+  const { parseOpml } = await feedsmith();
   let doc: { body?: { outlines?: Outline[] } };
   try {
     doc = parseOpml(text) as typeof doc;
@@ -159,3 +159,6 @@ function tagsOf(names: string[]): string[] {
   }
   return out.slice(0, 20);
 }
+
+/** feedsmith, imported on the first OPML import or export: the main thread otherwise never needs it. */
+const feedsmith = () => import("feedsmith");

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { NatsBus } from "@trove/bus";
+import { NatsBus } from "@trove/bus/nats.ts";
 import { itemEventsFilter } from "@trove/contracts";
 import { createLogger } from "@trove/log";
 import {

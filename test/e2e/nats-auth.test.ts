@@ -13,7 +13,9 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { AckPolicy, jetstreamManager } from "@nats-io/jetstream";
 import { nkeys, type NatsConnection } from "@nats-io/nats-core";
-import { connectNats, NatsBus, type NatsAccess } from "@trove/bus";
+import type { NatsAccess } from "@trove/bus";
+import { NatsBus } from "@trove/bus/nats.ts";
+import { connectNats } from "@trove/bus/connect.ts";
 import { natsConfigPath, natsUsers, passwordVariable, type NatsUser } from "@trove/cluster";
 import { createLogger } from "@trove/log";
 import {

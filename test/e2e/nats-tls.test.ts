@@ -8,7 +8,9 @@ import { connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { connectNats, NatsBus, type NatsAccess } from "@trove/bus";
+import type { NatsAccess } from "@trove/bus";
+import { NatsBus } from "@trove/bus/nats.ts";
+import { connectNats } from "@trove/bus/connect.ts";
 import { natsUsers, passwordVariable, type NatsUser } from "@trove/cluster";
 import { createLogger } from "@trove/log";
 import {

@@ -5,7 +5,7 @@
 // is cut (pg_terminate_backend) twice. Afterwards every acknowledged write is looked for: see load.ts and
 // docs/reliability.md.
 import { afterAll, describe, expect, test } from "bun:test";
-import { NatsBus } from "@trove/bus";
+import { NatsBus } from "@trove/bus/nats.ts";
 import { openDatabase } from "@trove/db";
 import { createLogger } from "@trove/log";
 import {

@@ -5,7 +5,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dropNatsNamespace } from "@trove/bus";
+import { dropNatsNamespace } from "@trove/bus/nats.ts";
 import { parseConfig } from "@trove/config";
 import { inTransaction } from "@trove/db";
 import { startHost, type ServiceModule } from "@trove/host";

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { NatsBus, dropNatsNamespace } from "@trove/bus";
+import { NatsBus, dropNatsNamespace } from "@trove/bus/nats.ts";
 import { openDatabase } from "@trove/db";
 import { createLogger } from "@trove/log";
 import { freshPglite } from "@trove/testing/pglite.ts";

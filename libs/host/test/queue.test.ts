@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
-import { dropNatsNamespace } from "@trove/bus";
+import { dropNatsNamespace } from "@trove/bus/nats.ts";
 import { parseConfig } from "@trove/config";
 import { inTransaction } from "@trove/db";
 import { defineQueue, type QueueDefinition } from "@trove/jobs";

@@ -1,7 +1,8 @@
 // Real: PGlite in memory, and PostgreSQL at DATABASE_URL when set (a scratch database, two connection pools as
 // two processes have); the wake across processes goes over the in-process bus, or NATS at NATS_URL.
 import { describe, test } from "bun:test";
-import { dropNatsNamespace, MemoryBus, NatsBus } from "@trove/bus";
+import { MemoryBus } from "@trove/bus";
+import { dropNatsNamespace, NatsBus } from "@trove/bus/nats.ts";
 import { openDatabase } from "@trove/db";
 import { createLogger } from "@trove/log";
 import { createScratchDatabase } from "@trove/testing/postgres.ts";

@@ -8,6 +8,7 @@ import { ImportFileError } from "./errors.ts";
 import { parseInstapaperCsv } from "./instapaper.ts";
 import { parseKarakeepJson } from "./karakeep.ts";
 import { resolveLimits, type ImportLimits } from "./limits.ts";
+import type { ImportParseTaskInput } from "./task-input.ts";
 import { parseNetscapeHtml } from "./netscape.ts";
 import { parseOmnivoreZip } from "./omnivore.ts";
 import { parsePocketCsv } from "./pocket.ts";
@@ -41,13 +42,7 @@ export function parseImport(bytes: Uint8Array, format: ImportFormat, limits?: Pa
   return importParsers[format](bytes, resolveLimits(limits));
 }
 
-export const importParseTaskName = "portability.importParse";
-
-export interface ImportParseTaskInput {
-  bytes: Uint8Array;
-  format: ImportFormat;
-  limits?: Partial<ImportLimits>;
-}
+export { importParseTaskName, type ImportParseTaskInput } from "./task-input.ts";
 
 /** The worker task; an ImportFileError reaches the caller as a TaskFailedError whose data carries its `code`. */
 export function importParseTask(input: ImportParseTaskInput): ImportParseResult {

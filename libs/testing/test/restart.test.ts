@@ -4,7 +4,7 @@
 // each is shown to do what it says, through the API where there is one.
 import { describe, expect, test } from "bun:test";
 import pg from "pg";
-import { NatsBus, dropNatsNamespace } from "@trove/bus";
+import { NatsBus, dropNatsNamespace } from "@trove/bus/nats.ts";
 import { createLogger } from "@trove/log";
 import {
   acceptWrites,
