@@ -6,8 +6,8 @@ import type { Jobs } from "@trove/jobs";
 import { eventConsumerLag, eventLogPosition, jobQueueDepth, workerPoolTasks } from "@trove/metrics";
 import type { WorkerPool } from "@trove/workers";
 
-export function observeHost(parts: { events: EventLog; jobs: Jobs; workers: WorkerPool }): () => void {
-  const { events, jobs, workers } = parts;
+export function observeHost(parts: { events: EventLog; jobs: Jobs; workers: WorkerPool; embedWorkers: WorkerPool }): () => void {
+  const { events, jobs } = parts;
   const removers = [
     eventConsumerLag.add(async (set) => {
       for (const [consumer, lag] of Object.entries(await events.lag())) set({ consumer }, lag);
@@ -23,9 +23,11 @@ export function observeHost(parts: { events: EventLog; jobs: Jobs; workers: Work
       }
     }),
     workerPoolTasks.add((set) => {
-      const stats = workers.stats();
-      set({ state: "running" }, stats.running);
-      set({ state: "queued" }, stats.queued);
+      for (const [pool, workers] of [["tasks", parts.workers], ["embed", parts.embedWorkers]] as const) {
+        const stats = workers.stats();
+        set({ pool, state: "running" }, stats.running);
+        set({ pool, state: "queued" }, stats.queued);
+      }
     }),
   ];
   return () => removers.forEach((remove) => remove());

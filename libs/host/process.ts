@@ -84,10 +84,11 @@ async function startParts(modules: ServiceModule[], opts: StartOptions, log: Log
   // Threads start on first use, so a process whose services never run a task starts none.
   // An idle thread stops after workerIdleMs, so the memory of a burst (a parsed page, the embedding model) goes back.
   const workers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: config.extractWorkers, idleMs: config.workerIdleMs, log });
+  const embedWorkers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: 1, idleMs: config.workerIdleMs, log });
   // PGlite's data-directory lock makes this the database's only process.
   const events = new EventLog({ db: database.db, bus, log: log.child({ component: "eventlog" }), soleProcess: database.kind === "pglite" });
   const jobs = new Jobs({ db: database.db, bus, log: log.child({ component: "jobs" }), leaseMs: config.jobLeaseMs });
-  const runtime: Runtime = { config, log, bus, database, blobs, workers, events, jobs, deployment, resolver: opts.resolver };
+  const runtime: Runtime = { config, log, bus, database, blobs, workers, embedWorkers, events, jobs, deployment, resolver: opts.resolver };
   const running: RunningService[] = [];
   try {
     await migrateModules(modules, database);
@@ -105,7 +106,7 @@ async function startParts(modules: ServiceModule[], opts: StartOptions, log: Log
     await events.stop().catch(() => {});
     await Promise.allSettled(running.map((r) => r.stop()));
     await jobs.stop(0);
-    await workers.close();
+    await Promise.all([workers.close(), embedWorkers.close()]);
     await bus.close().catch(() => {});
     await blobs.close().catch(() => {});
     await database.close().catch(() => {});
@@ -121,7 +122,7 @@ async function startParts(modules: ServiceModule[], opts: StartOptions, log: Log
     }),
   );
   // Scrapes read this host's queues, consumers and pool only where they can be scraped.
-  const unobserve = admin ? observeHost({ events, jobs, workers }) : undefined;
+  const unobserve = admin ? observeHost({ events, jobs, workers, embedWorkers }) : undefined;
   if (admin) await readiness.running({ database: () => database.healthy(), bus: () => bus.healthy() });
   let stopping: Promise<void> | undefined;
   return {
@@ -150,7 +151,7 @@ async function startParts(modules: ServiceModule[], opts: StartOptions, log: Log
         await maintenance?.stop();
         unobserve?.();
         // After the services: a stopping service may still be waiting on a task.
-        await workers.close();
+        await Promise.all([workers.close(), embedWorkers.close()]);
         await bus.close().catch((err) => log.error({ err }, "bus close failed"));
         await blobs.close().catch(() => {});
         await database.close().catch((err) => log.error({ err }, "database close failed"));

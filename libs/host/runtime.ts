@@ -20,6 +20,11 @@ export interface Runtime {
   /** The process's worker threads for CPU-heavy tasks (libs/host/tasks.ts names them); one pool per process. */
   workers: WorkerPool;
   /**
+   * The embedding model's thread (the same worker script, one thread): the model loads in that thread only, so the
+   * process holds it once, and the extraction threads never load it. It stops when idle like the others.
+   */
+  embedWorkers: WorkerPool;
+  /**
    * The database's event log: record events in a change's unit of work, read a stream's pages, consume with a
    * durable position. Started after every service has started; its consumers stop before the services' stop.
    */

@@ -122,8 +122,8 @@ export const embeddingDuration = new Histogram({
 
 export const workerPoolTasks = new SampledGauge({
   name: "trove_worker_pool_tasks",
-  help: "Tasks on this process's worker threads, by state: running (a worker has it) or queued (waiting for one).",
-  labelNames: ["state"] as const,
+  help: "Tasks on this process's worker threads, by pool (tasks: extraction and the other parsing; embed: the embedding model's thread) and state: running (a worker has it) or queued (waiting for one).",
+  labelNames: ["pool", "state"] as const,
 });
 
 /** Seconds since `started` (a performance.now() reading). */

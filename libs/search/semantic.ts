@@ -62,12 +62,12 @@ export async function vectorBackend(db: Kysely<any>, kind: "postgres" | "pglite"
 }
 
 /**
- * Chunks per background embedding task. One task at a time per process (the gate) keeps the other workers free,
- * and a small task (about half a second) bounds how long a query's embedding or a page's extraction waits behind it.
+ * Chunks per background embedding task. One task at a time per process (the gate), and a small task (about half a
+ * second) bounds how long a query's embedding waits behind it on the embedding thread.
  */
 export const backgroundBatch = 8;
 
-/** One embedding at a time per process: the pool also extracts pages, and a backlog of embeddings must not starve it. */
+/** One background embedding at a time per process: a backlog of embeddings must not keep a query's embedding waiting. */
 class Gate {
   private tail: Promise<unknown> = Promise.resolve();
   run<T>(fn: () => Promise<T>): Promise<T> {
@@ -213,8 +213,8 @@ export class SemanticSearch {
 export interface SemanticRuntime {
   config: { semantic: boolean; embedTimeoutMs: number };
   database: { db: Kysely<any>; kind: "postgres" | "pglite" };
-  /** The process's worker pool (libs/host/tasks.ts serves the embed task). */
-  workers: Parameters<typeof poolEmbedder>[0];
+  /** The process's embedding thread (libs/host/tasks.ts serves the embed task). */
+  embedWorkers: Parameters<typeof poolEmbedder>[0];
   bus: ChangeNotices;
   log: { error(obj: object, msg: string): void };
 }
@@ -249,7 +249,7 @@ export interface SemanticIndexOptions {
 export async function startSemanticIndex(rt: SemanticRuntime, o: SemanticIndexOptions) {
   if (!rt.config.semantic) return undefined;
   const { db, kind } = rt.database;
-  const embedder = poolEmbedder(rt.workers, { deadlineMs: rt.config.embedTimeoutMs });
+  const embedder = poolEmbedder(rt.embedWorkers, { deadlineMs: rt.config.embedTimeoutMs });
   const store = await openVectorStore({ db, kind, table: o.table, embedder, notices: rt.bus, onError: (err) => rt.log.error({ err }, "loading the vector cache failed") });
   const indexer = new VectorIndexer(store, embedder, vectorSources(db, o.sourceTable, o.bodyColumn), o.sourceTable);
   const consumer = await o.consumer.consume(

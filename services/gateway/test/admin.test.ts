@@ -199,7 +199,7 @@ describe("metrics", () => {
     const m = await scrape();
     expect(m.value("process_resident_memory_bytes")).toBeGreaterThan(0);
     expect(m.value("nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
-    expect(m.series("trove_worker_pool_tasks").map((s) => s.labels.state).sort()).toEqual(["queued", "running"]);
+    expect(m.series("trove_worker_pool_tasks").map((s) => `${s.labels.pool} ${s.labels.state}`).sort()).toEqual(["embed queued", "embed running", "tasks queued", "tasks running"]);
     // Metrics Bun cannot fill are left out rather than shown as zeros.
     expect(m.families.has("nodejs_heap_space_size_used_bytes")).toBe(false);
     expect(m.families.has("nodejs_active_handles_total")).toBe(false);
