@@ -168,3 +168,19 @@ describe("WorkerPool", () => {
     expect(await p.run("echo", 1).catch((e: unknown) => e)).toBeInstanceOf(WorkerCrashedError);
   });
 });
+
+describe("priority", () => {
+  // Linux is where the threads' priority is set (and where CI runs); elsewhere the option does nothing.
+  test.skipIf(process.platform !== "linux")("a pool given a nice value runs its threads at it, and leaves the rest of the process as it was", async () => {
+    const background = new WorkerPool({ script, size: 1, nice: 10 });
+    pools.push(background);
+    const ordinary = pool(1);
+    const before = (await ordinary.run<{ thread: number; process: number }>("nice", null)).process;
+    expect(await background.run("nice", null)).toEqual({ thread: Math.min(19, before + 10), process: before });
+    expect(await ordinary.run("nice", null)).toEqual({ thread: before, process: before });
+  });
+
+  test("a nice value outside 1-19 is refused", () => {
+    for (const nice of [0, 20, -1, 2.5]) expect(() => new WorkerPool({ script, size: 1, nice })).toThrow(RangeError);
+  });
+});

@@ -11,7 +11,7 @@ import {
   WorkerCrashedError,
   WorkerTimeoutError,
 } from "./errors.ts";
-import type { RunMessage, WorkerMessage } from "./protocol.ts";
+import { niceFlag, type RunMessage, type WorkerMessage } from "./protocol.ts";
 
 export interface PoolOptions {
   /** The worker script: a module that calls serveTasks() with its registry of named tasks. */
@@ -22,6 +22,11 @@ export interface PoolOptions {
   maxQueue?: number;
   /** Milliseconds a worker may wait for a task before it is stopped; unset, workers live as long as the pool. */
   idleMs?: number;
+  /**
+   * Steps of nice (1-19) the threads' scheduling priority is below the process's (at most nice 19), for background
+   * work that must not slow what people wait for. Linux only; elsewhere the threads run at the process's priority.
+   */
+  nice?: number;
   /** Where worker replacements are reported. */
   log?: Logger;
 }
@@ -66,6 +71,7 @@ export class WorkerPool {
   private readonly script: string;
   private readonly log: Logger | undefined;
   private readonly idleMs: number | undefined;
+  private readonly nice: number | undefined;
   private readonly slots = new Set<Slot>();
   private readonly queue: Job[] = [];
   private nextId = 1;
@@ -78,6 +84,10 @@ export class WorkerPool {
     this.script = opts.script instanceof URL ? opts.script.href : opts.script;
     this.log = opts.log;
     this.idleMs = opts.idleMs;
+    if (opts.nice !== undefined && !(Number.isInteger(opts.nice) && opts.nice >= 1 && opts.nice <= 19)) {
+      throw new RangeError(`nice must be an integer from 1 to 19, got ${opts.nice}`);
+    }
+    this.nice = opts.nice;
   }
 
   /** Runs the named task on a worker thread; rejects with a WorkerPoolError subclass when it cannot finish. */
@@ -128,7 +138,7 @@ export class WorkerPool {
   private spawn(job: Job): void {
     let worker: Worker;
     try {
-      worker = new Worker(this.script);
+      worker = new Worker(this.script, this.nice === undefined ? {} : { argv: [`${niceFlag}${this.nice}`] });
     } catch (err) {
       job.reject(new WorkerCrashedError(job.task, `cannot start ${this.script}: ${(err as Error).message}`));
       return;

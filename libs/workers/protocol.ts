@@ -1,5 +1,8 @@
 // Messages between the pool (main thread) and a worker thread.
 
+/** The worker's argument that carries the pool's `nice` (serveTasks reads it before the first task). */
+export const niceFlag = "--trove-thread-nice=";
+
 /** Pool -> worker: run one task. */
 export interface RunMessage {
   type: "run";

@@ -1,4 +1,5 @@
 // The worker script of the pool tests: a registry of small tasks that behave well, block, spin, throw or die.
+import { readFileSync, readlinkSync } from "node:fs";
 import { serveTasks } from "../serve.ts";
 
 /** Slots of the Int32Array over the SharedArrayBuffer that `hold` tasks share with the test. */
@@ -16,6 +17,12 @@ let runs = 0;
 
 serveTasks({
   count: () => ++runs,
+  // This thread's nice value and the process's main thread's, as Linux reports them (field 19 of stat).
+  nice: () => {
+    const niceOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    const tid = readlinkSync("/proc/thread-self").split("/").at(-1);
+    return { thread: niceOf(readFileSync(`/proc/self/task/${tid}/stat`, "utf8")), process: niceOf(readFileSync("/proc/self/stat", "utf8")) };
+  },
   echo: (input: unknown) => input,
   double: async (n: number) => n * 2,
   // Counts itself active, records the highest count seen, and blocks until the test opens the gate.
