@@ -262,14 +262,24 @@ function hasNamedWord(el: DomElement, names: Set<string>): boolean {
   return false;
 }
 
-// Pages repeat a handful of class names thousands of times; splitting each once is enough.
+// Pages repeat a handful of class names thousands of times; splitting each once is enough. Bounded by entries and
+// by characters (a hostile page's class names can be long): past either bound the cache starts again.
 const wordCache = new Map<string, string[]>();
+const wordCacheLimits = { entries: 5_000, chars: 1_000_000 };
+let wordCacheChars = 0;
 function cachedWords(name: string): string[] {
   let found = wordCache.get(name);
   if (!found) {
-    if (wordCache.size > 5000) wordCache.clear();
     found = words(name);
-    wordCache.set(name, found);
+    // A name and its words hold about twice its length.
+    if (wordCache.size >= wordCacheLimits.entries || wordCacheChars + 2 * name.length > wordCacheLimits.chars) {
+      wordCache.clear();
+      wordCacheChars = 0;
+    }
+    if (2 * name.length <= wordCacheLimits.chars) {
+      wordCache.set(name, found);
+      wordCacheChars += 2 * name.length;
+    }
   }
   return found;
 }
