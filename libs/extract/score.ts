@@ -263,23 +263,21 @@ function hasNamedWord(el: DomElement, names: Set<string>): boolean {
 }
 
 // Pages repeat a handful of class names thousands of times; splitting each once is enough. Bounded by entries and
-// by characters (a hostile page's class names can be long): past either bound the cache starts again.
+// by the names' characters (a hostile page's class names can be long): past either bound the cache starts again.
 const wordCache = new Map<string, string[]>();
-const wordCacheLimits = { entries: 5_000, chars: 1_000_000 };
+const wordCacheLimits = { entries: 5_000, chars: 500_000 };
 let wordCacheChars = 0;
 function cachedWords(name: string): string[] {
-  let found = wordCache.get(name);
-  if (!found) {
-    found = words(name);
-    // A name and its words hold about twice its length.
-    if (wordCache.size >= wordCacheLimits.entries || wordCacheChars + 2 * name.length > wordCacheLimits.chars) {
-      wordCache.clear();
-      wordCacheChars = 0;
-    }
-    if (2 * name.length <= wordCacheLimits.chars) {
-      wordCache.set(name, found);
-      wordCacheChars += 2 * name.length;
-    }
+  const cached = wordCache.get(name);
+  if (cached) return cached;
+  const found = words(name);
+  if (wordCache.size >= wordCacheLimits.entries || wordCacheChars + name.length > wordCacheLimits.chars) {
+    wordCache.clear();
+    wordCacheChars = 0;
+  }
+  if (name.length <= wordCacheLimits.chars) {
+    wordCache.set(name, found);
+    wordCacheChars += name.length;
   }
   return found;
 }

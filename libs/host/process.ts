@@ -83,10 +83,11 @@ async function startParts(modules: ServiceModule[], opts: StartOptions, log: Log
   const blobs = await openBlobs({ natsUrl: config.natsUrl, prefix: config.busPrefix, dataDir: config.dataDir, access: config.natsAccess });
   // Threads start on first use, so a process whose services never run a task starts none.
   // An idle thread stops after workerIdleMs, so the memory of a burst (a parsed page, the embedding model) goes back.
-  const workers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: config.extractWorkers, idleMs: config.workerIdleMs, log });
+  const script = new URL("./tasks.ts", import.meta.url);
+  const workers = new WorkerPool({ script, size: config.extractWorkers, idleMs: config.workerIdleMs, log });
   // Embedding is background work: its thread runs 10 steps of nice below the process, so it takes the CPU that
   // saves and reads leave idle (on a 2-core machine it otherwise took a third of the save throughput).
-  const embedWorkers = new WorkerPool({ script: new URL("./tasks.ts", import.meta.url), size: 1, idleMs: config.workerIdleMs, nice: 10, log });
+  const embedWorkers = new WorkerPool({ script, size: 1, idleMs: config.workerIdleMs, nice: 10, log });
   // PGlite's data-directory lock makes this the database's only process.
   const events = new EventLog({ db: database.db, bus, log: log.child({ component: "eventlog" }), soleProcess: database.kind === "pglite" });
   const jobs = new Jobs({ db: database.db, bus, log: log.child({ component: "jobs" }), leaseMs: config.jobLeaseMs });

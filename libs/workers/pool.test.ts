@@ -171,7 +171,7 @@ describe("WorkerPool", () => {
 
 describe("priority", () => {
   // Linux is where the threads' priority is set (and where CI runs); elsewhere the option does nothing.
-  test.skipIf(process.platform !== "linux")("a pool given a nice value runs its threads at it, and leaves the rest of the process as it was", async () => {
+  test.skipIf(process.platform !== "linux")("a pool given a nice value runs its threads that many steps below the process, and leaves the process's other threads as they were", async () => {
     const background = new WorkerPool({ script, size: 1, nice: 10 });
     pools.push(background);
     const ordinary = pool(1);

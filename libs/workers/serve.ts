@@ -35,9 +35,9 @@ async function run(scope: WorkerScope, tasks: TaskRegistry, msg: RunMessage): Pr
 }
 
 /**
- * This thread's priority lowered by the pool's nice steps, when it asked for that. Linux schedules threads on their own: /proc/thread-self
- * names this thread's id, and setpriority on it leaves the process's other threads as they are. Elsewhere (or where
- * it is refused) the thread keeps the process's priority: slower to yield, never wrong.
+ * This thread's priority lowered by the pool's steps of nice, when it asked for that. Linux schedules threads on
+ * their own: /proc/thread-self names this thread's id, and setpriority on it leaves the process's other threads as
+ * they are. Elsewhere (or where it is refused) the thread keeps the process's priority: slower to yield, never wrong.
  */
 function lowerPriority(): void {
   const flag = process.argv.find((a) => a.startsWith(niceFlag));
